@@ -38,6 +38,17 @@ class TileschedError(Exception):
         return text
 
 
+class TileschedErrors(TileschedError):
+    """Several located errors found in one run (e.g. by the verifier), printed one per line."""
+
+    def __init__(self, errors: list[TileschedError]):
+        super().__init__(errors[0].message, errors[0].loc)
+        self.errors = errors
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self.errors)
+
+
 @dataclass
 class Diagnostic:
     """A non-fatal message (warning or remark) a pass wants the user to see."""

@@ -1,0 +1,71 @@
+"""Helpers on memref types: static shapes, element sizes and memory-space names."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    MemRefType,
+    NoneAttr,
+    StringAttr,
+)
+from xdsl.ir import Attribute
+from xdsl.utils.exceptions import VerifyException
+
+_FLOAT_BYTES = {Float16Type: 2, BFloat16Type: 2, Float32Type: 4, Float64Type: 8}
+
+# numpy storage for each element type (bf16 is stored as float32, rounded to bf16 on write).
+NUMPY_DTYPES = {"f16": "float16", "bf16": "float32", "f32": "float32", "f64": "float64",
+                "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "i1": "bool"}
+
+
+def memref_shape(memref: Attribute) -> tuple[int, ...]:
+    """The static shape of a memref type."""
+    assert isinstance(memref, MemRefType)
+    return tuple(memref.get_shape())
+
+
+def element_bytes(memref: MemRefType) -> int:
+    """Bytes per element (i1 counts as one byte)."""
+    element = memref.element_type
+    for kind, size in _FLOAT_BYTES.items():
+        if isinstance(element, kind):
+            return size
+    if isinstance(element, IntegerType):
+        return max(1, element.width.data // 8)
+    raise VerifyException(f"unsupported element type {element}")
+
+
+def element_type_name(memref: MemRefType) -> str:
+    """``f16``, ``f32``, ``i8``, ... as written in MLIR."""
+    return str(memref.element_type)
+
+
+def memory_space(memref: Attribute) -> str | None:
+    """The memory-space string of a memref (``"L1"``), or None when it has none."""
+    assert isinstance(memref, MemRefType)
+    space = memref.memory_space
+    if isinstance(space, StringAttr):
+        return space.data
+    if isinstance(space, NoneAttr):
+        return None
+    return str(space)
+
+
+def verify_tile_memref(memref: MemRefType, op_name: str) -> None:
+    """Tile operands need a static shape and a supported element type."""
+    if any(dim < 0 for dim in memref.get_shape()):
+        raise VerifyException(f"'{op_name}' operands need a static shape, got {memref}")
+    if element_type_name(memref) not in NUMPY_DTYPES:
+        raise VerifyException(
+            f"'{op_name}' element type {memref.element_type} is not supported; use one of "
+            + ", ".join(NUMPY_DTYPES)
+        )
+    space = memref.memory_space
+    if not isinstance(space, StringAttr | NoneAttr):
+        raise VerifyException(
+            f"'{op_name}' memory space must be a string naming a target space, got {space}"
+        )

@@ -1,0 +1,160 @@
+"""Verification of a module: xDSL's structural verifiers, then the target's rules.
+
+Structural rules (operand counts, memref types, shapes, property types, event ids
+>= 0) live on the ops themselves (``tile.py``, ``sync.py``). This module adds
+what depends on the machine model: memory spaces exist and fit, every tile op
+has a unit that can run it, and sync ops belong to the target's sync family and
+name its units. All problems are collected and reported with ``file:line:col``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import VerifyException
+
+from tilesched.diagnostics import TileschedError, TileschedErrors
+from tilesched.ir import sync as S
+from tilesched.ir.text import location_of
+from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
+from tilesched.ir.types import element_bytes, memory_space
+from tilesched.target.model import Target
+
+_FAMILY_OPS = {
+    "flags": (S.SetFlagOp, S.WaitFlagOp, S.PipeBarrierOp, S.BarrierAllOp),
+    "groups": (S.CommitGroupOp, S.WaitGroupOp),
+    "barriers": (S.BarrierOp, S.CondBarrierOp, S.SetPrioOp),
+}
+
+
+def verify_module(module: ModuleOp, target: Target | None = None) -> None:
+    """Raise :class:`TileschedErrors` listing every problem found, in program order."""
+    errors = structural_errors(module)
+    if not errors and target is not None:
+        errors = target_errors(module, target)
+    if errors:
+        raise TileschedErrors(errors)
+
+
+def structural_errors(module: ModuleOp) -> list[TileschedError]:
+    """Each op's own verifier (types, operand counts, shapes, properties)."""
+    errors = []
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as err:
+            errors.append(TileschedError(_clean(str(err)), location_of(op)))
+        except Exception as err:  # xDSL verifiers may raise other errors on malformed IR
+            errors.append(TileschedError(f"'{op.name}' is malformed: {err}", location_of(op)))
+    return errors
+
+
+def target_errors(module: ModuleOp, target: Target) -> list[TileschedError]:
+    """Rules that depend on the machine model."""
+    errors: list[TileschedError] = []
+    for op in module.walk():
+        errors.extend(_space_errors(op, target))
+        if isinstance(op, TileOp):
+            errors.extend(_routing_errors(op, target))
+        elif op.name.startswith("sync."):
+            errors.extend(_sync_errors(op, target))
+    errors.extend(_capacity_errors(module, target))
+    return errors
+
+
+def _space_errors(op: Operation, target: Target) -> list[TileschedError]:
+    errors = []
+    values = list(op.results)
+    for region in op.regions:
+        for block in region.blocks:
+            values.extend(block.args)
+    for value in values:
+        if not isinstance(value.type, MemRefType):
+            continue
+        space = memory_space(value.type)
+        what = f" of %{value.name_hint}" if value.name_hint else ""
+        if space is None:
+            errors.append(TileschedError(
+                f"memref {value.type}{what} has no memory space; target '{target.name}' has spaces "
+                + ", ".join(f'"{s}"' for s in target.spaces), location_of(op)))
+        elif space not in target.spaces:
+            errors.append(TileschedError(
+                f"unknown memory space \"{space}\"{what} for target '{target.name}'; valid spaces: "
+                + ", ".join(f'"{s}"' for s in target.spaces), location_of(op)))
+    return errors
+
+
+def _routing_errors(op: TileOp, target: Target) -> list[TileschedError]:
+    if isinstance(op, ViewOp | SlotOp | StageBorderOp):
+        return []
+    if op.pipe is not None:
+        if op.pipe.data not in target.units:
+            return [TileschedError(
+                f"'{op.name}' pipe \"{op.pipe.data}\" is not a unit of target '{target.name}'; "
+                f"units: {', '.join(target.units)}", location_of(op))]
+        return []
+    spaces = [memory_space(v.type) for v in op.memref_operands]
+    if any(s not in target.spaces for s in spaces):
+        return []  # already reported as an unknown space
+    reads = tuple(memory_space(v.type) for v in op.read_operands() if v is not op.written())
+    dst = spaces[-1] if spaces else None
+    if target.route(op.name, reads, dst) is None:
+        shown = ", ".join(f'"{s}"' for s in reads) or "nothing"
+        return [TileschedError(
+            f"no unit of target '{target.name}' runs '{op.name}' reading {shown} and writing "
+            f"\"{dst}\"", location_of(op))]
+    return []
+
+
+def _sync_errors(op: Operation, target: Target) -> list[TileschedError]:
+    loc = location_of(op)
+    for family, ops in _FAMILY_OPS.items():
+        if isinstance(op, ops) and family != target.sync:
+            return [TileschedError(
+                f"'{op.name}' is {family}-family synchronization, but target '{target.name}' "
+                f"synchronizes with {target.sync}", loc)]
+    errors = []
+    if isinstance(op, S.SetFlagOp | S.WaitFlagOp):
+        for role, unit in (("src", op.src.data), ("dst", op.dst.data)):
+            if unit not in target.queued_units:
+                errors.append(TileschedError(
+                    f"'{op.name}' {role} \"{unit}\" is not a queued unit of target '{target.name}'; "
+                    f"units: {', '.join(target.queued_units)}", loc))
+    elif isinstance(op, S.PipeBarrierOp) and op.pipe.data not in target.queued_units:
+        errors.append(TileschedError(
+            f"'sync.pipe_barrier' pipe \"{op.pipe.data}\" is not a queued unit of target "
+            f"'{target.name}'; units: {', '.join(target.queued_units)}", loc))
+    elif isinstance(op, S.CommitGroupOp | S.WaitGroupOp):
+        queues = sorted({r.async_queue for r in target.routes if r.async_queue is not None})
+        if op.queue.value.data not in queues:
+            errors.append(TileschedError(
+                f"'{op.name}' queue {op.queue.value.data} does not exist on target '{target.name}'; "
+                f"async queues: {queues}", loc))
+    return errors
+
+
+def _capacity_errors(module: ModuleOp, target: Target) -> list[TileschedError]:
+    used: dict[str, int] = defaultdict(int)
+    first: dict[str, Operation] = {}
+    for op in module.walk():
+        if isinstance(op, memref.AllocOp) and isinstance(op.memref.type, MemRefType):
+            space = memory_space(op.memref.type)
+            if space in target.spaces:
+                used[space] += math.prod(op.memref.type.get_shape()) * element_bytes(op.memref.type)
+                first.setdefault(space, op)
+    errors = []
+    for space, size in used.items():
+        capacity = target.spaces[space].capacity
+        if capacity is not None and size > capacity:
+            errors.append(TileschedError(
+                f"allocations in space \"{space}\" need {size} bytes, but target '{target.name}' "
+                f"has {capacity} bytes", location_of(first[space])))
+    return errors
+
+
+def _clean(message: str) -> str:
+    return " ".join(message.split())

@@ -1,0 +1,130 @@
+"""Machine models: units, memory spaces, op-to-unit routing and the latency model.
+
+A :class:`Target` is plain data loaded from TOML (see ``loader.py`` and
+``docs/targets.md``); nothing here knows about the IR. Passes and the simulator
+ask a target two questions about a tile op: which unit runs it
+(:meth:`Target.route`) and for how many cycles (:meth:`Target.cycles`).
+
+Latency model (DESIGN.md §3): ``cycles = fixed + ceil(bytes / bytes_per_cycle)``
+per route, times an optional per-op factor; matmul costs
+``fixed + ceil(K / k_block) * cycles_per_k_block + ceil(M * N * K / macs_per_cycle)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+UNIT_KINDS = ("inline", "queued", "async", "lds")
+SYNC_FAMILIES = ("flags", "groups", "barriers")
+
+
+@dataclass(frozen=True)
+class Space:
+    """A memory space; ``capacity`` in bytes, ``None`` when unbounded (global memory)."""
+
+    name: str
+    capacity: int | None
+    is_global: bool
+
+
+@dataclass(frozen=True)
+class Unit:
+    """An execution unit.
+
+    ``kind``: ``inline`` runs on the issuer, which waits for it; ``queued`` is an
+    in-order queue that runs concurrently with the issuer (Ascend pipes);
+    ``async`` is a group queue (cp.async: commit/wait groups); ``lds`` is
+    per-issuer-group local memory whose ops complete at the next ``local`` barrier.
+    ``pipelined`` units may overlap their own ops unless a ``pipe_barrier`` separates them.
+    """
+
+    name: str
+    kind: str
+    pipelined: bool = False
+    fixed: int = 0
+    bytes_per_cycle: float = 64.0
+    macs_per_cycle: float = 0.0
+    k_block: int = 16
+    cycles_per_k_block: int = 0
+    op_factor: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Route:
+    """A routing rule: ops (or ``*``) whose source/destination spaces match run on ``unit``."""
+
+    ops: tuple[str, ...]
+    unit: str
+    src: tuple[str, ...] = ()
+    dst: tuple[str, ...] = ()
+    fixed: int | None = None
+    bytes_per_cycle: float | None = None
+    async_queue: int | None = None
+
+    def matches(self, op: str, read_spaces: tuple[str, ...], dst_space: str | None) -> bool:
+        """True when ``op`` is listed, every space it reads is in ``src`` and it writes ``dst``."""
+        if "*" not in self.ops and op not in self.ops:
+            return False
+        if self.src and not all(space in self.src for space in read_spaces):
+            return False
+        if self.src and not read_spaces:
+            return False
+        return not (self.dst and dst_space not in self.dst)
+
+
+@dataclass(frozen=True)
+class OperandShape:
+    """What the latency model needs to know about one memref operand."""
+
+    shape: tuple[int, ...]
+    element_bytes: int
+
+    @property
+    def bytes(self) -> int:
+        return math.prod(self.shape) * self.element_bytes
+
+
+@dataclass(frozen=True)
+class Target:
+    """A machine model (DESIGN.md §3)."""
+
+    name: str
+    description: str
+    sync: str
+    issuers: tuple[str, ...]
+    spaces: dict[str, Space]
+    units: dict[str, Unit]
+    routes: tuple[Route, ...]
+    event_limit: int | None = None
+    issue_cycles: int = 1
+    path: str = ""
+
+    def route(self, op: str, read_spaces: tuple[str, ...], dst_space: str | None) -> Route | None:
+        """The first routing rule that matches, or ``None`` when no unit can run the op.
+
+        ``read_spaces`` are the spaces of the memref operands the op reads (all but
+        the last), ``dst_space`` the space of the one it writes.
+        """
+        for rule in self.routes:
+            if rule.matches(op, read_spaces, dst_space):
+                return rule
+        return None
+
+    def cycles(self, op: str, rule: Route, operands: list[OperandShape]) -> int:
+        """Duration of ``op`` on ``rule.unit`` given its memref operands (last = destination)."""
+        unit = self.units[rule.unit]
+        fixed = unit.fixed if rule.fixed is None else rule.fixed
+        if op == "tile.matmul" and unit.macs_per_cycle and len(operands) >= 3:
+            m, k = operands[0].shape[-2:]
+            n = operands[1].shape[-1]
+            blocks = math.ceil(k / max(unit.k_block, 1)) * unit.cycles_per_k_block
+            return fixed + blocks + math.ceil(m * n * k / unit.macs_per_cycle)
+        bandwidth = rule.bytes_per_cycle or unit.bytes_per_cycle
+        moved = max((o.bytes for o in operands), default=0)
+        work = math.ceil(moved / bandwidth) if bandwidth > 0 else 0
+        return fixed + math.ceil(work * unit.op_factor.get(op, 1.0))
+
+    @property
+    def queued_units(self) -> list[str]:
+        return [u.name for u in self.units.values() if u.kind != "inline"]
