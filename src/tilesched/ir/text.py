@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import pathlib
+import re
 
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
@@ -47,11 +48,14 @@ class _LocatingParser(Parser):
 
 def parse_text(text: str, filename: str = "<stdin>") -> ModuleOp:
     """Parse MLIR text into a module; errors are located :class:`TileschedError`."""
+    if not re.sub(r"//[^\n]*", "", text).strip():
+        return ModuleOp([])  # like mlir-opt, an empty file is an empty module
     try:
         module = _LocatingParser(make_context(), text, filename).parse_module()
     except ParseError as err:
         where = err.span.get_location()
-        raise TileschedError(_first_line(err.msg), Location(filename, where.line, where.col)) from None
+        loc = _first_use(text, err.msg, filename) or Location(filename, where.line, where.col)
+        raise TileschedError(_first_line(err.msg), loc) from None
     except VerifyException as err:  # raised by some attribute constructors while parsing
         raise TileschedError(_first_line(str(err)), filename) from None
     if not isinstance(module, ModuleOp):
@@ -91,6 +95,20 @@ def print_module(module: Operation, generic: bool = False) -> str:
     stream = io.StringIO()
     Printer(stream=stream, print_generic_format=generic).print_op(module)
     return stream.getvalue().rstrip("\n") + "\n"
+
+
+def _first_use(text: str, message: str, filename: str) -> Location | None:
+    """xDSL reports undefined values at the end of the region; point at the first use instead."""
+    match = re.match(r"values used but not defined: \[(%[\w$.-]+)", message.strip())
+    if not match:
+        return None
+    for use in re.finditer(re.escape(match.group(1)) + r"(?![\w$.-])", text):
+        line_start = text.rfind("\n", 0, use.start()) + 1
+        if "//" in text[line_start:use.start()]:
+            continue  # inside a comment
+        line = text.count("\n", 0, use.start()) + 1
+        return Location(filename, line, use.start() - line_start + 1)
+    return None
 
 
 def _first_line(message: str) -> str:

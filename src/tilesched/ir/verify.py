@@ -13,8 +13,19 @@ import math
 from collections import defaultdict
 
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    i64,
+)
 from xdsl.ir import Operation
+from xdsl.irdl import IRDLOperation
+from xdsl.irdl.constraints import VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
 from tilesched.diagnostics import TileschedError, TileschedErrors
@@ -44,6 +55,9 @@ def structural_errors(module: ModuleOp) -> list[TileschedError]:
     """Each op's own verifier (types, operand counts, shapes, properties)."""
     errors = []
     for op in module.walk():
+        if message := property_error(op):
+            errors.append(TileschedError(message, location_of(op)))
+            continue
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:
@@ -51,6 +65,37 @@ def structural_errors(module: ModuleOp) -> list[TileschedError]:
         except Exception as err:  # xDSL verifiers may raise other errors on malformed IR
             errors.append(TileschedError(f"'{op.name}' is malformed: {err}", location_of(op)))
     return errors
+
+
+_PROPERTY_SAMPLES = [
+    ("an i64 integer", IntegerAttr(0, 64)),
+    ("a string", StringAttr("x")),
+    ("a unit attribute (a flag written without a value)", UnitAttr()),
+    ("a float", FloatAttr(0.0, 32)),
+    ("an array<i64: ...>", DenseArrayBase.from_list(i64, [1])),
+]
+
+
+def property_error(op: Operation) -> str | None:
+    """A clear message for a property of the wrong type (xDSL's names no property)."""
+    if not isinstance(op, IRDLOperation):
+        return None
+    for name, definition in op.get_irdl_definition().properties.items():
+        attr = op.properties.get(name)
+        if attr is None or _accepts(definition.constr, attr):
+            continue
+        expected = [text for text, sample in _PROPERTY_SAMPLES if _accepts(definition.constr, sample)]
+        want = " or ".join(expected) or "another attribute kind"
+        return f"'{op.name}' property '{name}' must be {want}, got {attr}"
+    return None
+
+
+def _accepts(constraint, attr) -> bool:
+    try:
+        constraint.verify(attr, VerificationContext())
+    except VerifyException:
+        return False
+    return True
 
 
 def target_errors(module: ModuleOp, target: Target) -> list[TileschedError]:

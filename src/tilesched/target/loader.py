@@ -65,15 +65,34 @@ class _Validator:
         return TileschedError(f"{key_path}: {message}", self.locate(key_path))
 
     def locate(self, key_path: str) -> Location | str:
-        """Best-effort line of a dotted key: its own line, else its table's header."""
-        parts = [p for p in re.split(r"[.\[\]]", key_path) if p and not p.isdigit()]
-        for depth in range(len(parts), 0, -1):
-            leaf = parts[depth - 1]
-            pattern = re.compile(rf"^\s*(\[+\s*)?[\w.\-\"]*\b{re.escape(leaf)}\b")
-            for number, line in enumerate(self.lines, 1):
-                if pattern.search(line):
-                    return Location(self.filename, number, 1)
-        return self.filename
+        """The line of a dotted key (``units.V.kind``, ``routes[0].unit``), else of its table."""
+        wanted = re.findall(r"\[\d+\]|[^.\[\]]+", key_path)
+        current: list[str] = []
+        arrays: dict[str, int] = {}
+        best, best_depth = None, 0
+        for number, line in enumerate(self.lines, 1):
+            path = self._line_path(line.strip(), current, arrays)
+            if path is None:
+                continue
+            if path[1]:  # a table header: it becomes the current table
+                current = path[0]
+            if path[0] and wanted[:len(path[0])] == path[0] and len(path[0]) > best_depth:
+                best, best_depth = number, len(path[0])
+        return Location(self.filename, best, 1) if best else self.filename
+
+    @staticmethod
+    def _line_path(line: str, current: list[str], arrays: dict[str, int]):
+        """(key path, is_header) that a TOML line defines, or None."""
+        if match := re.match(r"^\[\[\s*([^\]]+?)\s*\]\]", line):
+            name = match.group(1)
+            index = arrays.get(name, 0)
+            arrays[name] = index + 1
+            return name.split(".") + [f"[{index}]"], True
+        if match := re.match(r"^\[\s*([^\]]+?)\s*\]", line):
+            return match.group(1).split("."), True
+        if match := re.match(r'^"?([\w.\-]+)"?\s*=', line):
+            return current + match.group(1).split("."), False
+        return None
 
     def expect(self, value: Any, kind: type | tuple[type, ...], key_path: str) -> Any:
         if isinstance(value, bool) and kind in (int, float, (int, float)):

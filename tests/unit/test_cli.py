@@ -1,0 +1,101 @@
+"""CLI contract: exit codes, located errors, no tracebacks (DESIGN.md §5)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tilesched.cli import main
+
+VERIFY_DIR = pathlib.Path(__file__).parent.parent / "lit" / "verify"
+GOOD = pathlib.Path(__file__).parent.parent / "lit" / "ir" / "generic_form.mlir"
+LOCATED = re.compile(r"^\S+\.mlir:\d+:\d+: error: ", re.M)
+
+
+def _run(argv, capsys):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize("path", sorted(VERIFY_DIR.glob("*.mlir")), ids=lambda p: p.stem)
+def test_malformed_inputs_exit_2_with_a_located_message(path, capsys):
+    target = re.search(r"--target (\S+)", path.read_text()).group(1)
+    code, out, err = _run(["opt", str(path), "-p", "verify", "--target", target], capsys)
+    assert code == 2
+    assert LOCATED.search(err), err
+    assert out == ""
+
+
+def test_good_input_exits_0_and_prints_ir(capsys):
+    code, out, err = _run(["opt", str(GOOD), "-p", "verify", "--target", "ascend-a2"], capsys)
+    assert code == 0 and "tile.exp" in out and err == ""
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["opt", "does-not-exist.mlir"], "cannot read 'does-not-exist.mlir': no such file"),
+    (["opt", str(GOOD), "-p", "no-such-pass"], "unknown pass 'no-such-pass'; valid passes: verify"),
+    (["opt", str(GOOD), "-p", "verify{x=1}"], "bad options for pass 'verify'"),
+    (["opt", str(GOOD), "-p", "verify{"], "invalid pass pipeline"),
+    (["opt", str(GOOD), "--target", "tpu"], "unknown target 'tpu'; valid targets: amd-gfx1250, "
+                                            "amd-gfx950, ascend-910a, ascend-a2, cuda-sm80"),
+    (["opt", str(GOOD), "--target", "missing.toml"], "target file 'missing.toml' does not exist"),
+])
+def test_usage_errors_exit_2(argv, message, capsys):
+    code, _, err = _run(argv, capsys)
+    assert code == 2
+    assert message in err
+
+
+def test_binary_and_directory_inputs_exit_2(tmp_path, capsys):
+    binary = tmp_path / "x.mlir"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    code, _, err = _run(["opt", str(binary)], capsys)
+    assert code == 2 and "cannot read" in err
+    code, _, err = _run(["opt", str(tmp_path)], capsys)
+    assert code == 2 and "no such file" in err
+
+
+def test_empty_file_is_an_empty_module(tmp_path, capsys):
+    empty = tmp_path / "e.mlir"
+    empty.write_text("")
+    code, out, _ = _run(["opt", str(empty)], capsys)
+    assert code == 0 and out.strip() == "builtin.module {\n}".strip()
+
+
+def test_output_file_and_generic_form(tmp_path, capsys):
+    out_file = tmp_path / "o.mlir"
+    code, out, _ = _run(["opt", str(GOOD), "--generic", "-o", str(out_file)], capsys)
+    assert code == 0 and out == ""
+    assert out_file.read_text().startswith('"builtin.module"() ({')
+
+
+def test_targets_lists_units_and_sync_limits(capsys):
+    code, out, _ = _run(["targets"], capsys)
+    assert code == 0
+    for name in ("ascend-a2", "ascend-910a", "cuda-sm80", "amd-gfx950", "amd-gfx1250"):
+        assert f"{name}:" in out
+    assert "8 event ids per directed unit pair" in out and "4 event ids" in out
+    code, out, _ = _run(["targets", "--json", "ascend-a2"], capsys)
+    (described,) = json.loads(out)
+    assert described["event_limit"] == 8 and described["units"]["MTE2"]["kind"] == "queued"
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    code, out, _ = _run([], capsys)
+    assert code == 2 and "usage: tilesched" in out
+
+
+def test_console_script_has_no_traceback_on_bad_input(tmp_path):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text('func.func @k() {\n  "tile.load"() : () -> ()\n  func.return\n}\n')
+    result = subprocess.run([sys.executable, "-m", "tilesched.cli", "opt", str(bad)],
+                            capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert f"{bad}:2:3: error:" in result.stderr

@@ -1,0 +1,106 @@
+"""Targets as data: the built-ins, user TOML files, validation errors, routing and latency."""
+
+from __future__ import annotations
+
+import pytest
+
+from tilesched.diagnostics import TileschedError
+from tilesched.target import OperandShape, builtin_target_names, load_target, parse_target
+
+MINIMAL = """
+name = "mini"
+sync = "flags"
+event_limit = 2
+issuers = ["S"]
+[spaces]
+GM = { global = true }
+UB = { capacity = 1024 }
+[units.S]
+kind = "inline"
+[units.V]
+kind = "queued"
+fixed = 10
+bytes_per_cycle = 32
+[[routes]]
+ops = ["*"]
+src = ["UB", "GM"]
+dst = ["UB"]
+unit = "V"
+"""
+
+
+def test_builtin_targets_match_the_contract():
+    assert builtin_target_names() == ["amd-gfx1250", "amd-gfx950", "ascend-910a", "ascend-a2", "cuda-sm80"]
+    a2, a910 = load_target("ascend-a2"), load_target("ascend-910a")
+    assert (a2.event_limit, a910.event_limit) == (8, 4)
+    assert set(a2.spaces) == {"GM", "L1", "L0A", "L0B", "L0C", "UB"}
+    assert [a2.spaces[s].capacity for s in ("L1", "L0A", "L0B", "L0C", "UB")] == [
+        512 * 1024, 64 * 1024, 64 * 1024, 128 * 1024, 192 * 1024]
+    assert load_target("cuda-sm80").sync == "groups"
+    assert load_target("amd-gfx950").issuers == ("low", "high")
+
+
+@pytest.mark.parametrize(("op", "reads", "dst", "unit"), [
+    ("tile.load", ("GM",), "L1", "MTE2"),
+    ("tile.load", ("GM",), "UB", "MTE2"),
+    ("tile.copy", ("L1",), "L0A", "MTE1"),
+    ("tile.copy", ("L1",), "L0B", "MTE1"),
+    ("tile.matmul", ("L0A", "L0B"), "L0C", "M"),
+    ("tile.store", ("L0C",), "GM", "FIX"),
+    ("tile.copy", ("L0C",), "L1", "FIX"),
+    ("tile.store", ("UB",), "GM", "MTE3"),
+    ("tile.copy", ("UB",), "UB", "V"),
+    ("tile.exp", ("UB",), "UB", "V"),
+])
+def test_ascend_routing(op, reads, dst, unit):
+    assert load_target("ascend-a2").route(op, reads, dst).unit == unit
+
+
+def test_cuda_and_amd_routing():
+    cuda = load_target("cuda-sm80")
+    rule = cuda.route("tile.load", ("global",), "shared")
+    assert (rule.unit, rule.async_queue) == ("ASYNC0", 0)
+    assert cuda.route("tile.matmul", ("local", "local"), "local").unit == "T"
+    amd = load_target("amd-gfx950")
+    assert amd.route("tile.load", ("global",), "LDS").unit == "LDS"
+    assert amd.route("tile.copy", ("LDS",), "local").unit == "LDS"
+    assert amd.route("tile.matmul", ("local", "local"), "local").unit == "SIMD"
+
+
+def test_latency_model():
+    a2 = load_target("ascend-a2")
+    rule = a2.route("tile.copy", ("L1",), "L0A")
+    tile = OperandShape((128, 64), 2)  # 16 KiB
+    assert a2.cycles("tile.copy", rule, [tile, tile]) == 8 + -(-16384 // 130)
+    mm = a2.route("tile.matmul", ("L0A", "L0B"), "L0C")
+    a, b, c = OperandShape((128, 64), 2), OperandShape((64, 128), 2), OperandShape((128, 128), 4)
+    assert a2.cycles("tile.matmul", mm, [a, b, c]) == 4 * 21 + 128 * 128 * 64 // 4096
+
+
+def test_user_toml_file_is_accepted_by_path(tmp_path):
+    path = tmp_path / "mini.toml"
+    path.write_text(MINIMAL)
+    target = load_target(str(path))
+    assert target.name == "mini" and target.route("tile.exp", ("UB",), "UB").unit == "V"
+
+
+@pytest.mark.parametrize(("edit", "message", "line"), [
+    (('kind = "queued"', 'kind = "weird"'), "units.V.kind: expected one of", 12),
+    (("fixed = 10", "fixed = -1"), "units.V.fixed: must be non-negative, got -1", 13),
+    (('unit = "V"', 'unit = "W"'), "routes[0].unit: unknown unit 'W'", 19),
+    (('src = ["UB", "GM"]', 'src = ["XX"]'), "routes[0].src: unknown space 'XX'", 17),
+    (('sync = "flags"', 'sync = "semaphores"'), "sync: expected one of", 3),
+    (("event_limit = 2", "event_limit = true"), "event_limit: expected a number, got a boolean", 4),
+    (("bytes_per_cycle = 32", "bytes_per_cycle = 32\ncolour = 3"), "units.V.colour: unknown key", 15),
+    (("[spaces]", "[spaces\n"), "invalid TOML", 6),
+])
+def test_validation_errors_are_located(edit, message, line):
+    with pytest.raises(TileschedError) as info:
+        parse_target(MINIMAL.replace(*edit), "mini.toml")
+    assert message in info.value.message
+    assert str(info.value.loc).startswith(f"mini.toml:{line}:")
+
+
+def test_missing_required_key():
+    with pytest.raises(TileschedError, match="missing required key 'routes'"):
+        parse_target(MINIMAL.split("[[routes]]")[0], "mini.toml")
