@@ -134,6 +134,23 @@ def _memref_type(shape: Sequence[int], dtype: str | Attribute, space: str) -> Me
     return MemRefType(dtype_of(dtype), shape, memory_space=StringAttr(space))
 
 
+def _valid_name(name: Any) -> str:
+    """``name`` if it can name an SSA value (``%name``), else a located error."""
+    try:
+        valid = isinstance(name, str) and SSAValue.extract_valid_name(name) == name
+    except ValueError:
+        valid = False
+    if not valid:
+        raise _error(f"{name!r} is not a valid value name (letters, digits, _ $ . -; not starting "
+                     "with a digit)")
+    return name
+
+
+def _set_name(value: SSAValue, name: str) -> None:
+    """Name ``value`` ``%name`` in the printed IR."""
+    value.name_hint = _valid_name(name)
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -155,6 +172,11 @@ class _Value:
         )
 
     __hash__ = object.__hash__
+
+    def named(self, name: str) -> _Value:
+        """Give the value a name in the printed IR (``%name``); returns the value itself."""
+        _set_name(self.value, name)
+        return self
 
     def __repr__(self) -> str:
         name = f"%{self.value.name_hint}" if self.value.name_hint else "(unnamed)"
@@ -346,7 +368,7 @@ class _KernelBase:
         op.location = _file_loc(_caller_location())
         self._builder.insert(op)
         if op.results and name:
-            op.results[0].name_hint = name
+            _set_name(op.results[0], name)
         return op.results[0] if op.results else None
 
     @contextlib.contextmanager
@@ -525,10 +547,12 @@ class _Structure(_KernelBase):
         return Scalar(self, self._add_arg(name, dtype_of(dtype)))
 
     def _add_arg(self, name: str, type_: Attribute) -> SSAValue:
+        """Append a function argument and update the function type."""
+        _valid_name(name)
         if any(a.name_hint == name for a in self._entry.args):
             raise _error(f"kernel '{self.name}' already has an argument named '{name}'")
         arg = self._entry.insert_arg(type_, len(self._entry.args))
-        arg.name_hint = name
+        _set_name(arg, name)
         self._func.update_function_type()
         return arg
 
@@ -585,7 +609,8 @@ class _Structure(_KernelBase):
             attrs[T.ASYNC_STAGES] = ArrayAttr([IntegerAttr(s, i64) for s in
                                                self._stage_list(async_stages)])
         body = Block(arg_types=[IndexType()])
-        body.args[0].name_hint = name
+        if name is not None:
+            _set_name(body.args[0], name)
         loop = scf.ForOp(*bounds, [], body)
         loop.attributes.update(attrs)
         self._emit(loop)

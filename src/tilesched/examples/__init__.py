@@ -1,0 +1,80 @@
+"""Example kernels shipped inside the package, so ``tilesched demo`` finds them after any install.
+
+Each example ``NAME`` is a pair of files in this folder:
+
+- ``NAME.py``: DSL code (:mod:`tilesched.ir.dsl`); ``build()`` returns the verified module and
+  running the file prints ``NAME.mlir``;
+- ``NAME.mlir``: the same program as MLIR text, headed by the ``.py``'s docstring as ``//``
+  comments.
+
+These are the canonical copies. The repository's top-level ``examples/`` folder holds identical
+copies for browsing and running (``python examples/NAME.py``); a unit test asserts the two
+agree. After editing an example here, regenerate its ``.mlir`` and the mirror with
+``python -m tilesched.examples --write examples``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pathlib
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ModuleOp
+
+from tilesched.diagnostics import TileschedError
+from tilesched.ir.dsl import render
+
+EXAMPLES_DIR = pathlib.Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class Example:
+    """A bundled kernel: its name, the target it is written for, and a one-line summary."""
+
+    name: str
+    target: str
+    summary: str
+
+
+EXAMPLES: tuple[Example, ...] = (
+    Example("ascend_gemm", "ascend-a2", "GEMM tile loop GM->L1->L0A/L0B->M->L0C->FIX->GM over K"),
+    Example("ascend_softmax", "ascend-a2", "row softmax on the vector pipe over row blocks"),
+    Example("ascend_attention", "ascend-a2", "attention: Q K^T, softmax on V, P V on the cube"),
+    Example("cuda_gemm", "cuda-sm80", "GEMM loop with cp.async global->shared loads"),
+    Example("amd_gemm", "amd-gfx950", "LDS GEMM loop split into warp-pipeline stages"),
+)
+
+
+def example_names() -> list[str]:
+    """Names of the bundled examples, in the order they are listed."""
+    return [example.name for example in EXAMPLES]
+
+
+def get_example(name: str) -> Example:
+    """The example called ``name``; an unknown name is a :class:`TileschedError` listing them."""
+    for example in EXAMPLES:
+        if example.name == name:
+            return example
+    raise TileschedError(f"unknown example '{name}'; examples: {', '.join(example_names())}")
+
+
+def example_path(name: str) -> pathlib.Path:
+    """Path of the example's ``.mlir`` file."""
+    return EXAMPLES_DIR / f"{get_example(name).name}.mlir"
+
+
+def example_source(name: str) -> pathlib.Path:
+    """Path of the example's DSL ``.py`` file."""
+    return EXAMPLES_DIR / f"{get_example(name).name}.py"
+
+
+def build_example(name: str) -> ModuleOp:
+    """Build the example's module from its DSL code (verified against its target)."""
+    module = importlib.import_module(f"{__name__}.{get_example(name).name}")
+    return module.build()
+
+
+def render_example(name: str) -> str:
+    """What ``python NAME.py`` prints: the docstring as ``//`` comments, then the module."""
+    module = importlib.import_module(f"{__name__}.{get_example(name).name}")
+    return render(module.build(), module.__doc__)
