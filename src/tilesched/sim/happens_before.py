@@ -1,0 +1,163 @@
+"""Happens-before race detection over vector clocks (DESIGN.md §4, "Races").
+
+Agents are the simulator's issuers and unit instances (program order on one agent orders its
+ops; the engine adds the cross-agent edges: issue order, flag set -> wait, group completion ->
+``wait_group``, barrier rendezvous and ``local`` barriers for LDS). Every agent ``a`` numbers the
+ops it executes ``1, 2, ...`` (its *epoch*); a vector clock ``vc`` maps each agent to the last epoch
+of it that happens-before the current point, so an access of agent ``b`` at epoch ``e``
+happens-before the current access exactly when ``e <= vc[b]``.
+
+The detector is FastTrack-style [Flanagan & Freund, PLDI 2009], generalised from single memory
+locations to rectangular regions of root buffers: per buffer and agent it keeps the recent read and
+write accesses in epoch order, keyed by ``(region, source location)`` so that an unrolled loop that
+keeps touching the same slot leaves one entry per slot, not one per iteration. A new access scans
+each other agent's entries from the newest backwards and stops at the first one ordered before it
+(all older ones are ordered too), so properly synchronized programs cost O(1) per access. Entries
+ordered before every agent that may still access memory are pruned periodically.
+
+The engine must feed accesses in a linear extension of happens-before (it does: an op is processed
+only after everything it depends on), so every unordered pair is seen exactly once, by its later
+member. Races are reported once per (buffer, pair of source locations), with a count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PRUNE_EVERY = 1 << 16
+
+
+def join(a: tuple[int, ...], b: tuple[int, ...] | None) -> tuple[int, ...]:
+    """Component-wise maximum of two vector clocks (``b`` may be ``None``)."""
+    if b is None or a is b:
+        return a
+    return tuple(map(max, a, b))
+
+
+def with_epoch(vc: tuple[int, ...], agent: int, epoch: int) -> tuple[int, ...]:
+    """``vc`` with the agent's own component set to its current epoch (what it exports)."""
+    return vc[:agent] + (epoch,) + vc[agent + 1:]
+
+
+@dataclass
+class RaceSide:
+    """One access of a race: the op name, its source location and where it ran."""
+
+    op: str
+    loc: str
+    unit: str
+
+    def to_json(self) -> dict:
+        return {"op": self.op, "loc": self.loc, "unit": self.unit}
+
+
+@dataclass
+class Race:
+    """Two unordered accesses to overlapping memory, at least one a write."""
+
+    buffer: str
+    first: RaceSide
+    second: RaceSide
+    count: int = 1
+
+    def to_json(self) -> dict:
+        return {"buffer": self.buffer, "first": self.first.to_json(),
+                "second": self.second.to_json(), "count": self.count}
+
+
+class RaceDetector:
+    """Access histories per (buffer, agent) and the races found so far.
+
+    ``describe(op_index, agent) -> RaceSide`` and ``buffer_name(buffer_id)`` turn raw indices into
+    report text; ``live_views()`` returns, for each agent ``b``, the smallest ``vc[b]`` over all
+    other agents that may still access memory (used for pruning), or ``None`` to skip pruning.
+    """
+
+    def __init__(self, describe, buffer_name, live_views=None):
+        self.describe = describe
+        self.buffer_name = buffer_name
+        self.live_views = live_views
+        # buffer -> {agent: [newest write epoch, writes, newest read epoch, reads]}
+        self.history: dict[int, dict[int, list]] = {}
+        self.found: dict[tuple, list] = {}  # key -> [count, buffer, op1, agent1, op2, agent2]
+        self.entries = 0
+        self.next_prune = PRUNE_EVERY
+
+    def access(self, agent: int, vc: tuple[int, ...], epoch: int, op: int, accesses) -> None:
+        """Check and record the accesses ``(buffer, region, is_write, key)`` of one op."""
+        history = self.history
+        for buf, region, write, key in accesses:
+            per = history.get(buf)
+            if per is None:
+                per = history[buf] = {}
+            mine = None
+            for other, h in per.items():
+                if other == agent:
+                    mine = h
+                    continue
+                limit = vc[other]
+                if h[0] > limit:
+                    self._scan(h[1], limit, region, buf, other, agent, op)
+                if write and h[2] > limit:
+                    self._scan(h[3], limit, region, buf, other, agent, op)
+            if mine is None:
+                mine = per[agent] = [0, {}, 0, {}]
+            if write:
+                mine[0] = epoch
+                table = mine[1]
+            else:
+                mine[2] = epoch
+                table = mine[3]
+            if table.pop(key, None) is None:
+                self.entries += 1
+            table[key] = (epoch, op)
+        if self.entries >= self.next_prune:
+            self.prune()
+
+    def _scan(self, table: dict, limit: int, region, buf: int, other: int, agent: int, op: int):
+        """Report overlaps with ``other``'s entries newer than ``limit`` (newest first)."""
+        for (region2, _), (epoch2, op2) in reversed(table.items()):
+            if epoch2 <= limit:
+                return
+            for (alo, ahi), (blo, bhi) in zip(region, region2, strict=True):
+                if alo >= bhi or blo >= ahi:
+                    break
+            else:
+                self._report(buf, op2, other, op, agent)
+
+    def _report(self, buf: int, op1: int, agent1: int, op2: int, agent2: int) -> None:
+        """Record one racing pair, merged by buffer and the two source locations."""
+        side1, side2 = self.describe(op1, agent1), self.describe(op2, agent2)
+        key = (buf,) + tuple(sorted((side1.loc, side2.loc)))
+        entry = self.found.get(key)
+        if entry is None:
+            self.found[key] = [1, Race(self.buffer_name(buf), side1, side2)]
+        else:
+            entry[0] += 1
+
+    def prune(self) -> None:
+        """Drop entries ordered before every agent that may still access memory."""
+        views = self.live_views() if self.live_views else None
+        if views is None:
+            self.next_prune = self.entries + PRUNE_EVERY
+            return
+        self.entries = 0
+        for per in self.history.values():
+            for agent, h in per.items():
+                floor = views[agent]
+                if floor <= 0:
+                    continue
+                for slot in (1, 3):
+                    table = h[slot]
+                    kept = {k: v for k, v in table.items() if v[0] > floor}
+                    h[slot] = kept
+                    self.entries += len(kept)
+        self.next_prune = self.entries + PRUNE_EVERY
+
+    def races(self) -> list[Race]:
+        """Races found, one per (buffer, source-location pair), in discovery order."""
+        out = []
+        for count, race in self.found.values():
+            race.count = count
+            out.append(race)
+        return out

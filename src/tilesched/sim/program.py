@@ -1,0 +1,273 @@
+"""Compile a :class:`~tilesched.sim.trace.Trace` into the engine's flat instruction lists.
+
+The timing engine is the simulator's hot loop, so it never looks at dataclasses: each issuer's
+program becomes a list of small tuples whose first field is an opcode, every unit instance and
+issuer becomes an *agent* (an index), every event flag an integer id, and every memref operand a
+tuple ``(buffer, region, is_write, history_key)``. Errors that only depend on the trace text
+(an event id at or above the limit, a negative ``wait_group`` count, an unknown group queue) are
+found here and handed to the engine as static violations.
+
+Agents: issuers first (index = position in ``machine.issuers``), then one agent per non-inline unit
+(``queued``, ``async``, ``lds``); with several issuer groups every non-inline unit has one
+instance per group, named ``UNIT@group``. Inline units are *resources* shared by the issuers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tilesched.sim.trace import SYNC_OPS, Access, Trace, TraceError, TraceOp, group_share
+
+# Issuer opcodes.
+ENQ, INLINE, ISET, IWAIT, BALL, COMMIT, WAITG, BAR, PRIO, NOP = range(10)
+# Unit item opcodes (first field of an item enqueued with ENQ; INLINE carries a TILE item too).
+TILE, SET, WAIT, PIPE_BARRIER = range(4)
+
+
+@dataclass(frozen=True, slots=True)
+class Agent:
+    """Something that executes ops in order: an issuer or one instance of a non-inline unit."""
+
+    index: int
+    name: str
+    kind: str  # "issuer", "queued", "async" or "lds"
+    unit: str  # the machine model's unit name (the issuer name for issuers)
+    owner: int  # issuing group (its own index for issuers)
+    pipelined: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """An event flag ``(src, dst, event)`` of one issuer group."""
+
+    src: int
+    dst: int
+    pair: str
+    event: int
+
+
+@dataclass
+class Program:
+    """Everything the engine executes, in flat form."""
+
+    agents: list[Agent]
+    inline_units: list[str]
+    code: list[list[tuple]]  # per issuer
+    ops: list[TraceOp]
+    flags: list[Flag]
+    fed: list[list[int]]  # per issuer: the non-inline agents it enqueues to
+    lds_agent: list[int | None]  # per issuer
+    static_violations: list[tuple[str, str]] = field(default_factory=list)
+
+    buffer_names: list[str] = field(default_factory=list)
+
+    @property
+    def issuer_count(self) -> int:
+        return len(self.code)
+
+    def buffer_label(self, buf: int) -> str:
+        """Name of a (possibly virtual, per-group) buffer id for reports."""
+        count = len(self.buffer_names)
+        if buf < count:
+            return self.buffer_names[buf]
+        return f"{self.buffer_names[buf % count]}@{self.agents[buf // count - 1].name}"
+
+
+class _Compiler:
+    """Walks every issuer's ops once, building agents, flags and instruction tuples."""
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+        self.machine = trace.machine
+        self.agents: list[Agent] = []
+        self.instances: dict[tuple[str, int], int] = {}
+        self.inline_units = [n for n, s in self.machine.units.items() if s.kind == "inline"]
+        self.inline_index = {n: i for i, n in enumerate(self.inline_units)}
+        self.flags: list[Flag] = []
+        self.flag_ids: dict[tuple, int] = {}
+        self.ops: list[TraceOp] = []
+        self.violations: list[tuple[str, str]] = []
+        self.buffers = trace.buffers
+        self.ranks = [len(b.shape) for b in trace.buffers]
+        self.groups = len(self.machine.issuers)
+        self._make_agents()
+
+    def _make_agents(self) -> None:
+        """Issuers first, then one instance per (non-inline unit, issuer group) as documented."""
+        issuers = self.machine.issuers
+        for i, name in enumerate(issuers):
+            self.agents.append(Agent(i, name, "issuer", name, i))
+        for unit, spec in self.machine.units.items():
+            if spec.kind == "inline":
+                continue
+            for i, issuer in enumerate(issuers):
+                name = unit if len(issuers) == 1 else f"{unit}@{issuer}"
+                agent = Agent(len(self.agents), name, spec.kind, unit, i, spec.pipelined)
+                self.instances[(unit, i)] = agent.index
+                self.agents.append(agent)
+
+    def place(self, name: str, issuer: int, op: TraceOp) -> int:
+        """The agent that runs a sync op placed on unit ``name`` (an issuer for inline units)."""
+        if name in self.machine.issuers:
+            return self.machine.issuers.index(name)
+        spec = self.machine.units.get(name)
+        if spec is None:
+            raise TraceError(f"{op.loc}: {op.name} names unknown unit {name!r}")
+        if spec.kind == "inline":
+            return issuer
+        return self.instances[(name, issuer)]
+
+    def flag(self, op: TraceOp, issuer: int) -> int:
+        """Intern the flag an op names, checking its event id against the limit."""
+        try:
+            src, dst, event = op.props["src"], op.props["dst"], int(op.props["event"])
+        except KeyError as missing:
+            raise TraceError(f"{op.loc}: {op.name} needs property {missing}") from None
+        limit = self.machine.event_limit
+        if event < 0 or (limit is not None and event >= limit):
+            self.violations.append(("event-id-out-of-range",
+                                    f"{op.loc}: {op.name} {src}->{dst} uses event id {event}, "
+                                    f"but the target has {limit} per unit pair"))
+        key = (issuer, src, dst, event)
+        if key not in self.flag_ids:
+            self.flag_ids[key] = len(self.flags)
+            self.flags.append(Flag(self.place(src, issuer, op), self.place(dst, issuer, op),
+                                   f"{src}->{dst}", event))
+        return self.flag_ids[key]
+
+    def accesses(self, op: TraceOp, issuer: int) -> tuple:
+        """Flat ``(buffer, region, is_write, history_key)`` tuples for an op's memref operands.
+
+        With several issuer groups, a private-space buffer becomes one virtual buffer per group
+        (:func:`virtual_buffer`) and a write to shared memory covers the group's share only.
+        """
+        mems = [o for o in op.operands if type(o) is Access]
+        if not mems:
+            return ()
+        loc, ranks = op.loc, self.ranks
+        for access in mems:
+            if not 0 <= access.buffer < len(ranks) or len(access.region) != ranks[access.buffer]:
+                raise TraceError(f"{loc}: operand {access} does not fit the buffer table")
+        if op.name == "tile.call":
+            pairs = [(a, True) for a in mems]
+        else:
+            pairs = [(a, False) for a in mems[:-1]]
+            if op.name == "tile.matmul" and op.props.get("accumulate"):
+                pairs.append((mems[-1], False))
+            pairs.append((mems[-1], True))
+        if self.groups > 1:
+            return self._group_accesses(pairs, loc, issuer)
+        return tuple((a.buffer, a.region, w, (a.region, loc)) for a, w in pairs)
+
+    def _group_accesses(self, pairs, loc: str, issuer: int) -> tuple:
+        """Accesses of one of several issuer groups: private copies, shares of shared writes."""
+        out = []
+        for access, write in pairs:
+            buf, region = access.buffer, access.region
+            if self.buffers[buf].space in self.machine.private_spaces:
+                buf = virtual_buffer(buf, issuer, len(self.buffers))
+            elif write:
+                region = group_share(region, issuer, self.groups)
+                if region is None:
+                    continue
+            out.append((buf, region, write, (region, loc)))
+        return tuple(out)
+
+    def tile(self, op: TraceOp, issuer: int, index: int) -> tuple:
+        """Route a tile op: an inline instruction or an enqueue to a unit instance."""
+        unit = op.unit
+        if op.async_queue is not None:
+            unit = self.machine.async_queues.get(op.async_queue)
+            if unit is None:
+                raise TraceError(f"{op.loc}: {op.name} uses unknown async queue {op.async_queue}")
+        elif op.lds:
+            unit = self.machine.lds_unit
+            if unit is None:
+                raise TraceError(f"{op.loc}: {op.name} is an LDS op but the target has no LDS unit")
+        if unit is None or unit not in self.machine.units:
+            raise TraceError(f"{op.loc}: {op.name} runs on unknown unit {unit!r}")
+        if not isinstance(op.duration, int) or op.duration < 0:
+            raise TraceError(f"{op.loc}: {op.name} has invalid duration {op.duration!r}")
+        item = (TILE, op.duration, index, self.accesses(op, issuer))
+        if unit in self.inline_index:
+            return (INLINE, self.inline_index[unit], item)
+        return (ENQ, self.instances[(unit, issuer)], item)
+
+    def sync(self, op: TraceOp, issuer: int, index: int) -> tuple | None:
+        """Translate one sync op (``None`` when this issuer group does not execute it)."""
+        name, props = op.name, op.props
+        if name in ("sync.set_flag", "sync.wait_flag"):
+            flag = self.flag(op, issuer)
+            setting = name == "sync.set_flag"
+            agent = self.flags[flag].src if setting else self.flags[flag].dst
+            if agent == issuer:
+                return (ISET if setting else IWAIT, flag, index)
+            return (ENQ, agent, (SET if setting else WAIT, flag, index, ()))
+        if name == "sync.pipe_barrier":
+            agent = self.place(str(props.get("pipe", "")), issuer, op)
+            return (NOP, index) if agent == issuer else (ENQ, agent, (PIPE_BARRIER, 0, index, ()))
+        if name == "sync.barrier_all":
+            return (BALL, index)
+        if name in ("sync.commit_group", "sync.wait_group"):
+            return self.group_op(op, issuer, index)
+        if name == "sync.cond_barrier":
+            group = props.get("group")
+            if group not in self.machine.issuers:
+                raise TraceError(f"{op.loc}: cond_barrier group {group!r} is not an issuer group "
+                                 f"of {self.machine.name} ({', '.join(self.machine.issuers)})")
+            if group != self.machine.issuers[issuer]:
+                return None
+            return (BAR, bool(props.get("local", False)), index)
+        if name == "sync.barrier":
+            return (BAR, bool(props.get("local", False)), index)
+        if name == "sync.setprio":
+            return (PRIO, int(props.get("priority", 0)), index)
+        return (NOP, index)
+
+    def group_op(self, op: TraceOp, issuer: int, index: int) -> tuple:
+        """``commit_group`` / ``wait_group`` on a group queue (checked against the model)."""
+        queue = int(op.props.get("queue", 0))
+        unit = self.machine.async_queues.get(queue)
+        if unit is None:
+            self.violations.append(("unknown-queue", f"{op.loc}: {op.name} names group queue "
+                                    f"{queue}, which {self.machine.name} does not have"))
+            return (NOP, index)
+        agent = self.instances[(unit, issuer)]
+        if op.name == "sync.commit_group":
+            return (COMMIT, agent, index, queue)
+        pending = int(op.props.get("pending", 0))
+        if pending < 0:
+            self.violations.append(("wait-group-count", f"{op.loc}: wait_group pending count "
+                                    f"{pending} is negative (treated as 0)"))
+            pending = 0
+        return (WAITG, agent, pending, index, queue)
+
+    def compile(self) -> Program:
+        """Translate every issuer's program."""
+        code = []
+        for i, issuer in enumerate(self.machine.issuers):
+            body = []
+            ops = self.trace.programs.get(issuer, [])
+            base = len(self.ops)
+            self.ops.extend(ops)
+            for index, op in enumerate(ops, base):
+                ins = self.sync(op, i, index) if op.name in SYNC_OPS else self.tile(op, i, index)
+                if ins is not None:
+                    body.append(ins)
+            code.append(body)
+        fed = [[a.index for a in self.agents if a.kind != "issuer" and a.owner == i]
+               for i in range(len(code))]
+        lds = self.machine.lds_unit
+        lds_agent = [self.instances.get((lds, i)) if lds else None for i in range(len(code))]
+        return Program(self.agents, self.inline_units, code, self.ops, self.flags, fed, lds_agent,
+                       self.violations, [b.name for b in self.buffers])
+
+
+def virtual_buffer(buf: int, issuer: int, count: int) -> int:
+    """The id of issuer group ``issuer``'s private copy of buffer ``buf`` (of ``count``)."""
+    return buf + count * (issuer + 1)
+
+
+def compile_trace(trace: Trace) -> Program:
+    """Compile a trace for the engine (raises :class:`TraceError` on malformed input)."""
+    return _Compiler(trace).compile()

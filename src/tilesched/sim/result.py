@@ -1,0 +1,82 @@
+"""What a simulation run found: timing, utilization, races, deadlock and sync violations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tilesched.sim.happens_before import Race
+
+
+@dataclass
+class Violation:
+    """A sync fault other than a race (``kind`` is a stable identifier; see docs/simulator.md)."""
+
+    kind: str
+    detail: str
+    count: int = 1
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "detail": self.detail, "count": self.count}
+
+
+class Findings:
+    """Violations merged by (kind, detail), counting repeats from unrolled loops."""
+
+    def __init__(self) -> None:
+        self._items: dict[tuple[str, str], Violation] = {}
+
+    def add(self, kind: str, detail: str) -> None:
+        """Record one occurrence."""
+        found = self._items.get((kind, detail))
+        if found is None:
+            self._items[(kind, detail)] = Violation(kind, detail)
+        else:
+            found.count += 1
+
+    def list(self) -> list[Violation]:
+        return list(self._items.values())
+
+
+@dataclass
+class Blocked:
+    """One agent that can never continue: who, at which op, waiting for what."""
+
+    agent: str
+    op: str
+    loc: str
+    waiting_for: str
+
+    def to_json(self) -> dict:
+        return {"agent": self.agent, "op": self.op, "loc": self.loc, "waiting_for": self.waiting_for}
+
+    def __str__(self) -> str:
+        return f"{self.agent} blocked at {self.op} ({self.loc}): waits for {self.waiting_for}"
+
+
+@dataclass
+class SimResult:
+    """The outcome of one simulation (DESIGN.md §5 ``sim --json`` plus extras)."""
+
+    machine: str
+    cycles: int
+    bound: int
+    bound_reason: str
+    units: dict[str, dict]
+    races: list[Race]
+    deadlock: list[Blocked] | None
+    violations: list[Violation]
+    sync_ops: int
+    peak_live_events: dict[str, int]
+    ops_executed: int
+    agents: dict[str, dict] = field(default_factory=dict)
+    timeline: object | None = None  # tilesched.sim.engine.Timeline when recorded
+
+    @property
+    def ok(self) -> bool:
+        """No race, no deadlock, no violation."""
+        return not self.races and self.deadlock is None and not self.violations
+
+    @property
+    def ratio(self) -> float | None:
+        """cycles / bound (1.0 is optimal for this lower bound)."""
+        return self.cycles / self.bound if self.bound else None

@@ -1,0 +1,78 @@
+"""End-of-run checks of event flags and barriers (DESIGN.md §4 violations).
+
+Flags are matched by count: the k-th wait of a flag consumes its k-th set. After the run, for each
+flag and each set after the first:
+
+- ``double-set``: in this run the set came before the wait that consumed the previous set cleared
+  the flag (or that wait never ran): the flag was set while set;
+- ``unordered-flag-reuse``: the timing was fine, but the wait that consumed the previous set does
+  not happen-before this set, so another timing could double-set it. Happens-before, not program
+  order, decides: a wait on the dst unit written before the next set on the src unit orders nothing
+  unless a path (a back-edge flag dst->src, a barrier) leads from it to the src unit;
+- ``flag-left-set``: more sets than waits when the program ends.
+
+``peak_live_events["SRC->DST"]`` is the largest number of flags of that directed pair that were set
+and not yet consumed at one instant of the run.
+"""
+
+from __future__ import annotations
+
+from tilesched.sim.program import Program
+from tilesched.sim.result import Findings
+
+INF = float("inf")
+
+
+def check_flags(p: Program, flag_sets: list[list], flag_waits: list[list],
+                findings: Findings) -> dict[str, int]:
+    """Add flag violations to ``findings``; return the peak number of live flags per pair."""
+    intervals: dict[str, list[tuple]] = {}
+    for f, flag in enumerate(p.flags):
+        sets, waits = flag_sets[f], flag_waits[f]
+        name = f"{flag.pair} event {flag.event}"
+        for k in range(1, len(sets)):
+            _check_reuse(p, flag, name, sets, waits, k, findings)
+        if len(sets) > len(waits):
+            last = p.ops[sets[len(waits)][2]]
+            findings.add("flag-left-set", f"{last.loc}: flag {name} set here is never waited for "
+                         f"({len(sets) - len(waits)} set(s) left at the end)")
+        spans = intervals.setdefault(flag.pair, [])
+        for k, (t, _, _) in enumerate(sets):
+            spans.append((t, 1))
+            spans.append((waits[k][0] if k < len(waits) else INF, -1))
+    return {pair: _peak(spans) for pair, spans in intervals.items()}
+
+
+def _check_reuse(p: Program, flag, name: str, sets: list, waits: list, k: int,
+                 findings: Findings) -> None:
+    """Judge the k-th set (k >= 1) against the wait that consumed the previous one."""
+    t_set, vc_set, op_index = sets[k]
+    op = p.ops[op_index]
+    if k - 1 >= len(waits) or t_set < waits[k - 1][0]:
+        findings.add("double-set", f"{op.loc}: set_flag {name} while the flag is still set "
+                     f"(its previous set at {p.ops[sets[k - 1][2]].loc} was not consumed yet)")
+        return
+    wait_epoch, wait_op = waits[k - 1][1], waits[k - 1][2]
+    if wait_epoch > vc_set[flag.dst]:
+        findings.add("unordered-flag-reuse",
+                     f"{op.loc}: set_flag {name} reuses the event id, but the wait_flag at "
+                     f"{p.ops[wait_op].loc} that consumed its previous set does not happen-before "
+                     f"it; some timing would set the flag twice")
+
+
+def _peak(spans: list[tuple]) -> int:
+    """Largest number of overlapping [set, clear) intervals (clears first on ties)."""
+    live = best = 0
+    for _, delta in sorted(spans):
+        live += delta
+        best = max(best, live)
+    return best
+
+
+def check_barriers(p: Program, bar_count: list[int], findings: Findings) -> None:
+    """Issuer groups that executed different numbers of barriers (counter-based rendezvous)."""
+    if len(bar_count) > 1 and len(set(bar_count)) > 1:
+        counts = ", ".join(f"{p.agents[i].name} {n}" for i, n in enumerate(bar_count))
+        findings.add("unbalanced-barriers",
+                     f"issuer groups executed different numbers of barriers ({counts}); the extra "
+                     f"ones met no partner")
