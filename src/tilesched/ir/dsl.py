@@ -127,7 +127,7 @@ def dtype_of(dtype: str | Attribute) -> Attribute:
 def _memref_type(shape: Sequence[int], dtype: str | Attribute, space: str) -> MemRefType:
     """``memref<SHAPE x DTYPE, "SPACE">`` after checking the shape and the space name."""
     shape = tuple(shape)
-    if not shape or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+    if not shape or not all(_is_int(d) and d > 0 for d in shape):
         raise _error(f"a buffer shape must be a non-empty tuple of positive ints, got {shape!r}")
     if not isinstance(space, str) or not space:
         raise _error(f"a memory space must be a non-empty string such as \"UB\", got {space!r}")
@@ -180,7 +180,9 @@ class _Value:
 
     def __repr__(self) -> str:
         name = f"%{self.value.name_hint}" if self.value.name_hint else "(unnamed)"
-        kind = "loop variable" if isinstance(self.value.owner, Block) else type(self).__name__.lower()
+        owner = self.value.owner
+        in_loop = isinstance(owner, Block) and isinstance(owner.parent_op(), scf.ForOp)
+        kind = "loop variable" if in_loop else type(self).__name__.lower()
         return f"{kind} {name} : {self.value.type}"
 
 
@@ -259,7 +261,8 @@ class Cond(_Value):
     def _logic(self, op: type[Operation], other: Any) -> Cond:
         if not isinstance(other, Cond):
             raise _error(f"'{op.name}' combines two conditions, got {other!r}")
-        return Cond(self.kernel, self.kernel._emit(op(self.kernel._use(self), self.kernel._use(other))))
+        kernel = self.kernel
+        return Cond(kernel, kernel._emit(op(kernel._use(self), kernel._use(other))))
 
     def __and__(self, other: Any) -> Cond:
         return self._logic(arith.AndIOp, other)
@@ -365,9 +368,11 @@ class _KernelBase:
 
     def _emit(self, op: Operation, name: str | None = None) -> SSAValue | None:
         """Insert ``op`` at the current point, located at the caller's line; return its result."""
+        if name is not None:
+            _valid_name(name)
         op.location = _file_loc(_caller_location())
         self._builder.insert(op)
-        if op.results and name:
+        if op.results and name is not None:
             _set_name(op.results[0], name)
         return op.results[0] if op.results else None
 
@@ -408,7 +413,7 @@ class _KernelBase:
         if key not in self._constants:
             op = arith.ConstantOp(attr)
             op.location = self._func.location
-            point = (InsertPoint.after(self._last_constant) if self._last_constant
+            point = (InsertPoint.after(self._last_constant) if self._last_constant is not None
                      else InsertPoint.at_start(self._entry))
             Builder(point).insert(op)
             op.result.name_hint = name
@@ -571,7 +576,8 @@ class _Structure(_KernelBase):
             if not _is_int(size) or size <= 0 or size > extent:
                 raise _error(f"view size {size!r} in dim {dim} must be an int in 1..{extent}")
             if _is_int(off) and not 0 <= off <= extent - size:
-                raise _error(f"view [{off}, {off + size}) in dim {dim} is out of bounds 0..{extent}")
+                raise _error(f"view [{off}, {off + size}) in dim {dim} is out of bounds "
+                             f"0..{extent}")
         values = [self._use(self._index(o, "a view offset")) for o in offsets]
         result = MemRefType(buf.dtype, sizes, memory_space=buf.type.memory_space)
         props = {"sizes": DenseArrayBase.from_list(i64, sizes)}
@@ -646,7 +652,8 @@ class _Structure(_KernelBase):
     def else_(self) -> Iterator[None]:
         """The else-branch of the ``scf.if`` emitted just before (``with k.else_():``)."""
         point = self._builder.insertion_point
-        previous = point.insert_before.prev_op if point.insert_before else point.block.last_op
+        before = point.insert_before
+        previous = before.prev_op if before is not None else point.block.last_op
         if not isinstance(previous, scf.IfOp) or previous.false_region.blocks:
             raise _error("else_() must directly follow a `with k.if_(...)` block without an else")
         terminator = scf.YieldOp()
@@ -747,15 +754,18 @@ class _TileOps(_Structure):
 
     def adds(self, a: Buffer, scalar: Any, dst: Buffer, **opts: Any) -> Operation:
         """``tile.adds``: ``dst = a + scalar``."""
-        return self._tile(T.AddsOp, [a, dst], [self._scalar_operand(a, scalar, "tile.adds")], **opts)
+        return self._tile(T.AddsOp, [a, dst], [self._scalar_operand(a, scalar, "tile.adds")],
+                          **opts)
 
     def muls(self, a: Buffer, scalar: Any, dst: Buffer, **opts: Any) -> Operation:
         """``tile.muls``: ``dst = a * scalar``."""
-        return self._tile(T.MulsOp, [a, dst], [self._scalar_operand(a, scalar, "tile.muls")], **opts)
+        return self._tile(T.MulsOp, [a, dst], [self._scalar_operand(a, scalar, "tile.muls")],
+                          **opts)
 
     def maxs(self, a: Buffer, scalar: Any, dst: Buffer, **opts: Any) -> Operation:
         """``tile.maxs``: ``dst = max(a, scalar)``."""
-        return self._tile(T.MaxsOp, [a, dst], [self._scalar_operand(a, scalar, "tile.maxs")], **opts)
+        return self._tile(T.MaxsOp, [a, dst], [self._scalar_operand(a, scalar, "tile.maxs")],
+                          **opts)
 
     # elementwise unary
     def exp(self, a: Buffer, dst: Buffer, **opts: Any) -> Operation:
@@ -820,9 +830,10 @@ class _TileOps(_Structure):
             if not isinstance(value, _Value):
                 raise _error(f"'tile.call' operands must be buffers or values, got {value!r}")
         values = [self._use(v) for v in operands]
-        props = {"callee": StringAttr(callee),
-                 **self._tile_options("tile.call", opts.pop("pipe", None), opts.pop("latency", None))}
-        return self._create(T.CallOp, [values], props, self._annotations(**_sched(opts, "tile.call")))
+        options = self._tile_options("tile.call", opts.pop("pipe", None), opts.pop("latency", None))
+        attributes = self._annotations(**_sched(opts, "tile.call"))
+        return self._create(T.CallOp, [values], {"callee": StringAttr(callee), **options},
+                            attributes)
 
     def stage_border(self, label: str, priority: int | None = None) -> Operation:
         """``tile.stage_border``: ops before it belong to the warp-pipeline stage it closes."""
@@ -855,14 +866,15 @@ class _SyncOps(_TileOps):
 
     def _sync(self, op_type: type[Operation], props: dict[str, Attribute],
               operands: Sequence[list[SSAValue]] = (), **opts: Any) -> Operation:
-        return self._create(op_type, operands, props, self._annotations(**_sched(opts, op_type.name)))
+        attributes = self._annotations(**_sched(opts, op_type.name))
+        return self._create(op_type, operands, props, attributes)
 
     def set_flag(self, src: str, dst: str, event: int, **opts: Any) -> Operation:
         """``sync.set_flag``: set event ``(src, dst, event)`` once earlier ``src`` ops are done."""
         return self._sync(S.SetFlagOp, _flag_props(src, dst, event), **opts)
 
     def wait_flag(self, src: str, dst: str, event: int, **opts: Any) -> Operation:
-        """``sync.wait_flag``: unit ``dst`` waits for event ``(src, dst, event)``, then clears it."""
+        """``sync.wait_flag``: unit ``dst`` waits for event ``(src, dst, event)`` and clears it."""
         return self._sync(S.WaitFlagOp, _flag_props(src, dst, event), **opts)
 
     def pipe_barrier(self, pipe: str, **opts: Any) -> Operation:
@@ -875,8 +887,8 @@ class _SyncOps(_TileOps):
 
     def commit_group(self, queue: int = 0, **opts: Any) -> Operation:
         """``sync.commit_group``: close the open group of async ops on ``queue``."""
-        return self._sync(S.CommitGroupOp, {"queue": IntegerAttr(_non_negative(queue, "queue"), i64)},
-                          **opts)
+        props = {"queue": IntegerAttr(_non_negative(queue, "queue"), i64)}
+        return self._sync(S.CommitGroupOp, props, **opts)
 
     def wait_group(self, queue: int = 0, pending: int | Index = 0, **opts: Any) -> Operation:
         """``sync.wait_group``: wait until at most ``pending`` groups of ``queue`` are incomplete.
@@ -940,7 +952,7 @@ class Kernel(_SyncOps):
 
 
 def render(module: ModuleOp, comment: str | None = None) -> str:
-    """MLIR text of ``module``, preceded by ``comment`` as ``//`` lines (e.g. an example's docstring)."""
+    """MLIR text of ``module`` after ``comment`` as ``//`` lines (e.g. an example's docstring)."""
     header = ""
     if comment:
         lines = comment.strip("\n").splitlines()
