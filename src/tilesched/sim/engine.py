@@ -61,15 +61,20 @@ class Timeline:
     """What happened when, kept only when recording (Chrome trace, functional replay).
 
     ``ops``: ``(agent, start, end, op_index)`` per executed tile op, in a linear extension of
-    happens-before; ``stalls``: ``(agent, start, end, op_index)`` for waits that blocked;
-    ``flags``: per flag, its sets ``(time, op)`` and waits ``(time, op)``; ``barriers``: per
-    barrier number, ``({issuer: arrival time}, release time)``.
+    happens-before; ``stalls``: ``(agent, start, end, op_index)`` for sync ops that blocked;
+    ``flags``: per flag, its sets ``(time, vc, op)`` and waits ``(time, epoch, op)``;
+    ``barriers``: per barrier number, ``({issuer: arrival time}, release time or None)``.
+    ``agents`` names the agents, ``op_table`` maps op indices to trace ops, ``flag_table``
+    gives each flag's src/dst agents.
     """
 
     ops: list[tuple]
     stalls: list[tuple]
     flags: list[tuple[list, list]]
-    barriers: dict[int, tuple[dict, float]]
+    barriers: dict[int, tuple[dict, float | None]]
+    agents: list[str]
+    op_table: list
+    flag_table: list
 
 
 class Engine:
@@ -271,6 +276,8 @@ class Engine:
         if after is not None:
             self.sync_ops += 1
             self.block[i] = None
+            if self.stalls is not None and after > clock:
+                self.stalls.append((i, clock, after, self._issuer_op_index(ins)))
         return after
 
     def _await_agents(self, i: int, agents, counts, clock: int, why: str) -> int | None:
@@ -586,16 +593,19 @@ class Engine:
 
     def _issuer_op(self, ins: tuple):
         """The trace op behind an issuer instruction."""
+        return self.p.ops[self._issuer_op_index(ins)]
+
+    @staticmethod
+    def _issuer_op_index(ins: tuple) -> int:
+        """Index of the trace op behind an issuer instruction (see program.py's layouts)."""
         code = ins[0]
-        if code in (COMMIT,):
-            return self.p.ops[ins[2]]
+        if code in (COMMIT, ISET, IWAIT, BAR, PRIO):
+            return ins[2]
         if code == WAITG:
-            return self.p.ops[ins[3]]
-        if code in (ISET, IWAIT, BAR, PRIO):
-            return self.p.ops[ins[2]]
+            return ins[3]
         if code in (ENQ, INLINE):
-            return self.p.ops[ins[2][2]]
-        return self.p.ops[ins[1]]
+            return ins[2][2]
+        return ins[1]
 
     def _flag_text(self, flag: int) -> str:
         f = self.p.flags[flag]
@@ -627,7 +637,8 @@ class Engine:
                                 list(zip(self.flag_sets, self.flag_waits, strict=True)),
                                 {k: ({j: a[0] for j, a in arr.items()},
                                      self.released.get(k, (None,))[0])
-                                 for k, arr in self.arrivals.items()})
+                                 for k, arr in self.arrivals.items()},
+                                [a.name for a in self.p.agents], self.p.ops, self.p.flags)
         executed = sum(self.head[self.n_issuers:]) + sum(
             1 for i in range(self.n_issuers) for ins in self.p.code[i][:self.pc[i]]
             if ins[0] == INLINE)

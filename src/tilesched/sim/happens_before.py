@@ -126,7 +126,12 @@ class RaceDetector:
                 self._report(buf, op2, other, op, agent)
 
     def _report(self, buf: int, op1: int, agent1: int, op2: int, agent2: int) -> None:
-        """Record one racing pair, merged by buffer and the two source locations."""
+        """Record one racing pair, merged by buffer and the two source locations.
+
+        ``first`` is the side earlier in the trace (program order for one issuer).
+        """
+        if op1 > op2:
+            op1, agent1, op2, agent2 = op2, agent2, op1, agent1
         side1, side2 = self.describe(op1, agent1), self.describe(op2, agent2)
         key = (buf,) + tuple(sorted((side1.loc, side2.loc)))
         entry = self.found.get(key)

@@ -1,0 +1,36 @@
+"""The ``tilesched sim --json`` / ``equiv --json`` objects (DESIGN.md §5)."""
+
+from __future__ import annotations
+
+from tilesched.sim.result import SimResult
+
+
+def sim_json(result: SimResult) -> dict:
+    """The contract fields of §5 first, then extras (``ratio``, ``bound_reason``, ...)."""
+    return {
+        "cycles": result.cycles,
+        "bound": result.bound,
+        "races": [race.to_json() for race in result.races],
+        "deadlock": None if result.deadlock is None
+        else {"blocked": [b.to_json() for b in result.deadlock]},
+        "violations": [v.to_json() for v in result.violations],
+        "units": result.units,
+        "sync_ops": result.sync_ops,
+        "peak_live_events": result.peak_live_events,
+        "ok": result.ok,
+        "ratio": None if result.ratio is None else round(result.ratio, 4),
+        "bound_reason": result.bound_reason,
+        "target": result.machine,
+        "ops_executed": result.ops_executed,
+        "agents": result.agents,
+    }
+
+
+def equiv_json(verdict) -> dict:
+    """``equiv --json``: the verdict, the differing buffers, and the candidate's simulation."""
+    return {
+        "equivalent": verdict.equivalent,
+        "mismatches": [m.to_json() for m in verdict.mismatches],
+        "problems": list(verdict.problems),
+        "candidate": sim_json(verdict.candidate),
+    }

@@ -1,0 +1,215 @@
+"""Functional simulation: run a trace's tile ops on numpy data, and compare two programs.
+
+- :func:`run_reference` is the *meaning* of a program: its ops in program order, each finishing
+  before the next starts. Issuer groups that execute the same program (AMD) cooperate on every op,
+  so the reference runs the program once, with whole-region writes.
+- :func:`run_concurrent` executes the timeline the engine computed: every tile op reads its
+  operands (and computes) at its start time and writes its destination at its end time, so a racy
+  program can compute wrong numbers. Events at the same time: writes of ops ending then come
+  first, then starts in the engine's order (a linear extension of happens-before). With several
+  issuer groups, private-space buffers exist once per group and a group writes only its share of
+  shared memory (:func:`~tilesched.sim.trace.group_share`).
+- :func:`equivalent` runs A as reference and B concurrently on the same seeded inputs and
+  compares the function-argument buffers (tolerances in :data:`TOLERANCE`).
+
+Inputs: argument ``k`` gets :func:`~tilesched.sim.semantics.random_values` from a generator
+seeded with ``(seed, k)``; a local buffer gets values seeded by ``(seed, crc32(name))``, so reading
+memory nobody wrote gives the same garbage in A and B only if the buffers have the same name.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tilesched.sim.engine import simulate
+from tilesched.sim.result import SimResult
+from tilesched.sim.semantics import evaluate, random_values, storage_dtype, store
+from tilesched.sim.trace import Access, Buffer, Trace, TraceOp, group_share
+
+# (rtol, atol) per element type; integers and booleans compare exactly.
+TOLERANCE = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (1e-5, 1e-6),
+             "float64": (1e-12, 1e-12)}
+
+
+class Memory:
+    """Numpy arrays for every buffer of a trace (plus per-group copies of private buffers)."""
+
+    def __init__(self, trace: Trace, seed: int = 0, groups: int = 1):
+        self.trace = trace
+        self.arrays: dict[tuple[int, int], np.ndarray] = {}
+        self.private = {b.id for b in trace.buffers
+                        if groups > 1 and b.space in trace.machine.private_spaces}
+        arg_index = 0
+        for buf in trace.buffers:
+            if buf.is_argument:
+                values = random_values(buf.shape, buf.dtype, np.random.default_rng([seed, arg_index]))
+                arg_index += 1
+            else:
+                rng = np.random.default_rng([seed, zlib.crc32(buf.name.encode())])
+                values = random_values(buf.shape, buf.dtype, rng)
+            copies = range(groups) if buf.id in self.private else (0,)
+            for group in copies:
+                self.arrays[(buf.id, group)] = values.copy()
+
+    def root(self, buffer: int, group: int) -> np.ndarray:
+        return self.arrays[(buffer, group if buffer in self.private else 0)]
+
+    def read(self, access: Access, group: int = 0) -> np.ndarray:
+        """A copy of the operand's view, in the operand's shape."""
+        view = self.root(access.buffer, group)[_slices(access.region)]
+        return view.reshape(access.shape).copy()
+
+    def write(self, access: Access, value: np.ndarray, group: int = 0, groups: int = 1) -> None:
+        """Store ``value`` (operand-shaped) into the operand's region (a group's share of it)."""
+        buf = self.trace.buffers[access.buffer]
+        region = access.region
+        share = region if access.buffer in self.private else group_share(region, group, groups)
+        if share is None:
+            return
+        full = np.asarray(value).reshape(tuple(hi - lo for lo, hi in region))
+        part = full[tuple(slice(lo - flo, hi - flo) for (lo, hi), (flo, _) in
+                          zip(share, region, strict=True))]
+        store(self.root(access.buffer, group), _slices(share), part, buf.dtype)
+
+    def arguments(self) -> list[tuple[Buffer, np.ndarray]]:
+        """Function-argument buffers with their final contents, in argument order."""
+        return [(b, self.arrays[(b.id, 0)]) for b in self.trace.arguments]
+
+
+def _slices(region) -> tuple[slice, ...]:
+    return tuple(slice(lo, hi) for lo, hi in region)
+
+
+def _compute(op: TraceOp, memory: Memory, group: int) -> np.ndarray | None:
+    """Read an op's operands from memory and evaluate it."""
+    mems = [o for o in op.operands if isinstance(o, Access)]
+    scalars = [o for o in op.operands if not isinstance(o, Access)]
+    if not mems:
+        return None
+    dst = mems[-1]
+    reads = mems[:-1]
+    if op.name == "tile.matmul" and op.props.get("accumulate"):
+        reads = mems
+    inputs = [memory.read(a, group) for a in reads]
+    out_dtype = storage_dtype(memory.trace.buffers[dst.buffer].dtype)
+    return evaluate(op.name, inputs, scalars, op.props, dst.shape, out_dtype)
+
+
+def _destination(op: TraceOp) -> Access:
+    return [o for o in op.operands if isinstance(o, Access)][-1]
+
+
+def run_reference(trace: Trace, seed: int = 0) -> Memory:
+    """Execute the program in order, each op completing before the next (no concurrency)."""
+    memory = Memory(trace, seed)
+    first = trace.machine.issuers[0]
+    for op in trace.programs.get(first, []):
+        if op.is_sync:
+            continue
+        value = _compute(op, memory, 0)
+        if value is not None:
+            memory.write(_destination(op), value)
+    return memory
+
+
+def run_concurrent(trace: Trace, seed: int = 0, check_races: bool = True) -> tuple[SimResult, Memory]:
+    """Simulate the trace's timing, then replay its tile ops on data at their simulated times."""
+    result = simulate(trace, check_races=check_races, record=True)
+    groups = len(trace.machine.issuers)
+    memory = Memory(trace, seed, groups)
+    ops = result.timeline.op_table
+    issuer_index = {name: k for k, name in enumerate(trace.machine.issuers)}
+    events = []
+    for order, (_, start, end, op_index) in enumerate(result.timeline.ops):
+        events.append((start, 1, order, op_index, end == start))
+        if end > start:
+            events.append((end, 0, order, op_index, False))
+    events.sort(key=lambda e: (e[0], e[1], e[2]))
+    pending: dict[int, np.ndarray | None] = {}
+    for _, phase, order, op_index, instant in events:
+        op = ops[op_index]
+        group = issuer_index[op.issuer]
+        if phase == 1:
+            value = _compute(op, memory, group)
+            if instant:
+                if value is not None:
+                    memory.write(_destination(op), value, group, groups)
+            else:
+                pending[order] = value
+        else:
+            value = pending.pop(order)
+            if value is not None:
+                memory.write(_destination(op), value, group, groups)
+    return result, memory
+
+
+@dataclass
+class Mismatch:
+    """One argument buffer whose contents differ between the two programs."""
+
+    buffer: str
+    elements: int
+    max_abs_diff: float
+    first_index: tuple[int, ...] | None
+
+    def to_json(self) -> dict:
+        return {"buffer": self.buffer, "elements": self.elements,
+                "max_abs_diff": self.max_abs_diff, "first_index": self.first_index}
+
+
+@dataclass
+class Equivalence:
+    """The verdict of :func:`equivalent` and the candidate's simulation."""
+
+    equivalent: bool
+    mismatches: list[Mismatch]
+    candidate: SimResult
+    problems: list[str] = field(default_factory=list)
+
+
+def compare(reference: Memory, candidate: Memory) -> tuple[list[Mismatch], list[str]]:
+    """Compare argument buffers by position; returns mismatches and structural problems."""
+    ref_args, cand_args = reference.arguments(), candidate.arguments()
+    problems = []
+    if len(ref_args) != len(cand_args):
+        problems.append(f"the programs take {len(ref_args)} and {len(cand_args)} buffer arguments")
+    mismatches = []
+    for (buf_a, a), (buf_b, b) in zip(ref_args, cand_args, strict=False):
+        if a.shape != b.shape or buf_a.dtype != buf_b.dtype:
+            problems.append(f"argument {buf_a.name} is {buf_a.dtype}{list(a.shape)} in A but "
+                            f"{buf_b.dtype}{list(b.shape)} in B")
+            continue
+        found = _differences(buf_a, a, b)
+        if found is not None:
+            mismatches.append(found)
+    return mismatches, problems
+
+
+def _differences(buf: Buffer, a: np.ndarray, b: np.ndarray) -> Mismatch | None:
+    """A Mismatch when ``a`` and ``b`` differ beyond the element type's tolerance."""
+    if buf.dtype in TOLERANCE:
+        rtol, atol = TOLERANCE[buf.dtype]
+        close = np.isclose(b, a, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        close = a == b
+    if close.all():
+        return None
+    bad = np.argwhere(~close)
+    with np.errstate(all="ignore"):
+        diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+    finite = diff[np.isfinite(diff)]
+    return Mismatch(buf.name, int(bad.shape[0]), float(finite.max()) if finite.size else float("inf"),
+                    tuple(int(i) for i in bad[0]))
+
+
+def equivalent(reference: Trace, candidate: Trace, seed: int = 0) -> Equivalence:
+    """Run ``reference`` in program order and ``candidate`` with its concurrency; compare."""
+    ref_memory = run_reference(reference, seed)
+    result, cand_memory = run_concurrent(candidate, seed)
+    mismatches, problems = compare(ref_memory, cand_memory)
+    if result.deadlock is not None:
+        problems.append("the candidate deadlocks, so it does not finish its work")
+    return Equivalence(not mismatches and not problems, mismatches, result, problems)
