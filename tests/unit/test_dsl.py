@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+import re
 import sys
 
 import pytest
@@ -239,6 +241,14 @@ def test_render_prefixes_comment_lines():
     text = render(k.module(), "Title.\n\n  indented\n")
     assert text.startswith("// Title.\n//\n//   indented\nbuiltin.module {")
     assert print_module(parse_text(text)) == print_module(k.module())
+
+
+def test_documented_example_prints_the_documented_ir(capsys):
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "dsl.md").read_text()
+    code = re.search(r"```python\n(.*?)```", doc, re.S).group(1)
+    expected = re.search(r"```mlir\n(.*?)```", doc, re.S).group(1)
+    exec(compile(code, "docs/dsl.md", "exec"), {})
+    assert capsys.readouterr().out.rstrip("\n") + "\n" == expected
 
 
 def test_values_have_readable_repr():
