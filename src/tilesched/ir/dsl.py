@@ -33,6 +33,7 @@ location, so the verifier's target checks (``Kernel.module``) point there too.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -93,11 +94,8 @@ def _caller_location() -> Location | None:
         frame = frame.f_back
     if frame is None:
         return None
-    column = 1
-    positions = list(frame.f_code.co_positions())
-    index = frame.f_lasti // 2
-    if 0 <= index < len(positions) and positions[index][2] is not None:
-        column = positions[index][2] + 1
+    position = next(itertools.islice(frame.f_code.co_positions(), frame.f_lasti // 2, None), None)
+    column = position[2] + 1 if position is not None and position[2] is not None else 1
     return Location(frame.f_code.co_filename, frame.f_lineno, column)
 
 
