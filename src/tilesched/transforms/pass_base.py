@@ -40,8 +40,15 @@ class PassEnv:
     target: Target
     diagnostics: list[Diagnostic] = field(default_factory=list)
     output: list[str] = field(default_factory=list)  # text a pass emits instead of IR (emit-cpp)
+    remarks: dict = field(default_factory=dict)  # machine-readable facts passes report
 
-    def warn(self, message: str, loc=None) -> None:
+    def warn(self, message: str, where=None) -> None:
+        """A warning at ``where`` (a location or an op, whose source location is used)."""
+        from xdsl.ir import Operation
+
+        from tilesched.ir.text import location_of
+
+        loc = location_of(where) if isinstance(where, Operation) else where
         self.diagnostics.append(Diagnostic("warning", message, loc))
 
 

@@ -1,0 +1,57 @@
+"""The ``insert-sync`` pass: the synchronization each target family needs.
+
+- flags (Ascend): ``sync_flags.FlagSync`` — set/wait pairs per cross-unit
+  dependence not already implied, event ids within the target's limit and
+  reused only along happens-before, back-edge flags for loop-carried
+  dependences (pre-set before the loop, drained after it);
+- groups (CUDA cp.async): ``sync_groups`` — a commit after each run of async
+  copies and, before each consumer, a ``wait_group`` with the largest correct
+  ``pending``;
+- barriers (AMD): ``sync_barriers`` — ``sync.barrier {local}`` before LDS
+  accesses that conflict with LDS accesses since the last local barrier
+  (Triton's Membar analysis, as few as correct).
+
+Existing flags and pipe barriers are re-planned (removed and inserted anew);
+other existing sync ops stay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ModuleOp
+
+from tilesched.transforms.pass_base import PassEnv, TilePass
+from tilesched.transforms.sync_common import functions
+
+
+@dataclass(frozen=True)
+class InsertSyncPass(TilePass):
+    """Insert the synchronization the target needs (see the module docstring)."""
+
+    name = "insert-sync"
+
+    def run(self, module: ModuleOp, env: PassEnv) -> None:
+        family = env.target.sync
+        for function in functions(module):
+            block = function.body.block
+            if family == "flags":
+                from tilesched.transforms.sync_flags import FlagSync
+
+                sync = FlagSync(env.target)
+                sync.run_block(block)
+                for loop in sync.serialized_loops:
+                    env.warn("event ids would be re-set before their previous wait completes; "
+                             "this loop's iterations are serialized with barrier_all", loop)
+                env.remarks["peak_events"] = dict(sync.peak_events)
+            elif family == "groups":
+                from tilesched.transforms.sync_groups import sync_groups
+
+                sync_groups(block, env.target)
+            else:
+                from tilesched.transforms.sync_barriers import sync_barriers
+
+                sync_barriers(block, env.target)
+
+
+PASS = InsertSyncPass

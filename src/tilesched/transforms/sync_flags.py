@@ -1,0 +1,189 @@
+"""insert-sync for flag targets (Ascend): set_flag / wait_flag, pipe_barrier, barrier_all.
+
+Straight-line code and loop bodies are planned by :mod:`tilesched.schedule.flag_plan`
+on the body's unit ops and dependences. Nested loops and conditionals are
+boundaries: they are synchronized inside, and a ``barrier_all`` before and after
+them orders them with the surrounding code (skipped when nothing queued comes
+before / after in the block). This is conservative across region boundaries and
+exact inside straight-line code and innermost loops, where the time goes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from xdsl.dialects import scf
+from xdsl.ir import Block, Operation
+
+from tilesched.analysis.dependence import block_dependences, loop_carried_dependences
+from tilesched.ir import sync as S
+from tilesched.schedule.flag_plan import (
+    BARRIER_ALL,
+    PIPE_BARRIER,
+    SET,
+    WAIT,
+    Item,
+    SyncOp,
+    plan_flags,
+    plan_loop_flags,
+)
+from tilesched.target.model import Target
+from tilesched.transforms.sync_common import (
+    body_ops,
+    contains_unit_work,
+    insert_after,
+    insert_before,
+    make_barrier_all,
+    make_pipe_barrier,
+    make_set,
+    make_wait,
+    unit_kind,
+)
+
+_REPLANNED = (S.SetFlagOp, S.WaitFlagOp, S.PipeBarrierOp)
+
+
+class FlagSync:
+    """Synchronizes one function for a flag target; records the peak ids per pair."""
+
+    def __init__(self, target: Target):
+        self.target = target
+        self.limit = target.event_limit or 8
+        self.pipelined = frozenset(u.name for u in target.units.values() if u.pipelined)
+        self.peak_events: dict[str, int] = defaultdict(int)
+        self.serialized_loops: list[scf.ForOp] = []
+
+    def run_block(self, block: Block, in_loop: bool = False) -> None:
+        """Synchronize ``block``: nested regions first, then its straight-line segments."""
+        for op in body_ops(block):
+            if isinstance(op, _REPLANNED):
+                op.detach()
+                op.erase()
+        ops = body_ops(block)
+        region_ops = [op for op in ops if self._is_boundary(op)]
+        for region_op in region_ops:
+            self.run_region(region_op, ops, in_loop)
+        for segment in _segments(ops, region_ops):
+            self.run_segment(segment)
+
+    def run_region(self, op: Operation, block_ops: list[Operation], in_loop: bool) -> None:
+        presets, drains = [], []
+        if isinstance(op, scf.ForOp):
+            presets, drains = self.run_loop(op)
+        else:
+            for region in op.regions:
+                for block in region.blocks:
+                    self.run_block(block)
+        index = block_ops.index(op)
+        before = in_loop or any(self._queued(o) for o in block_ops[:index])
+        after = in_loop or any(self._queued(o) for o in block_ops[index + 1:])
+        insert_before(op, ([make_barrier_all()] if before else []) + presets)
+        insert_after(op, drains + ([make_barrier_all()] if after else []))
+
+    def run_loop(self, loop: scf.ForOp) -> tuple[list[Operation], list[Operation]]:
+        """Synchronize a loop body; returns the ops to put before and after the loop."""
+        block = loop.body.block
+        ops = body_ops(block)
+        if any(self._is_boundary(op) for op in ops):
+            self.run_block(block, in_loop=True)
+            if contains_unit_work(loop, self.target):
+                insert_before(block.last_op, [make_barrier_all()])
+            return [], []
+        for op in ops:
+            if isinstance(op, _REPLANNED):
+                op.detach()
+                op.erase()
+        ops = body_ops(block)
+        items = [self._item(op) for op in ops]
+        all_ops = list(block.ops)
+        index_of = {id(op): i for i, op in enumerate(ops)}
+        deps = [(d.src, d.dst) for d in block_dependences(ops)]
+        carried = [(index_of[id(all_ops[d.src])], index_of[id(all_ops[d.dst])])
+                   for d in loop_carried_dependences(loop)
+                   if id(all_ops[d.src]) in index_of and id(all_ops[d.dst]) in index_of]
+        plan = plan_loop_flags(items, deps, carried, self.limit, self.pipelined)
+        if plan.serialized:
+            self.serialized_loops.append(loop)
+        self._record_peaks(plan.peak_events)
+        _apply(ops, block.last_op, plan.body)
+        return [_make(s) for s in plan.presets], [_make(s) for s in plan.drains]
+
+    def run_segment(self, ops: list[Operation]) -> None:
+        if not any(self._queued(op) for op in ops):
+            return
+        items = [self._item(op) for op in ops]
+        deps = [(d.src, d.dst) for d in block_dependences(ops)]
+        plan = plan_flags(items, deps, self.limit, self.pipelined)
+        self._record_peaks(plan.peak_events)
+        anchor_after = ops[-1]
+        _apply(ops, None, plan.ops, anchor_after)
+
+    def _item(self, op: Operation) -> Item:
+        if op.regions:
+            unit = self._single_unit(op)
+            return Item(unit, inline=unit is not None and self.target.units[unit].kind == "inline")
+        unit, kind = unit_kind(op, self.target)
+        return Item(unit, inline=(kind == "inline"))
+
+    def _single_unit(self, op: Operation) -> str | None:
+        """The one unit all tile work nested in ``op`` runs on, if there is exactly one.
+
+        Such a loop or conditional is an ordinary item on that unit: its ops run
+        in order on one queue, so flags placed around it order it exactly.
+        """
+        units = {unit_kind(inner, self.target)[0] for inner in op.walk() if inner is not op}
+        units.discard(None)
+        has_sync = any(inner.name.startswith("sync.") for inner in op.walk())
+        return units.pop() if len(units) == 1 and not has_sync else None
+
+    def _is_boundary(self, op: Operation) -> bool:
+        """A region op with unit work on several units: synchronized inside, barriers around."""
+        return bool(op.regions) and contains_unit_work(op, self.target) and self._single_unit(op) is None
+
+    def _queued(self, op: Operation) -> bool:
+        return unit_kind(op, self.target)[1] not in (None, "inline") or (
+            bool(op.regions) and contains_unit_work(op, self.target))
+
+    def _record_peaks(self, peaks: dict[str, int]) -> None:
+        for pair, count in peaks.items():
+            self.peak_events[pair] = max(self.peak_events[pair], count)
+
+
+def _segments(ops: list[Operation], region_ops: list[Operation]) -> list[list[Operation]]:
+    """Split a block's ops at region ops (loops, ifs) that contain unit work."""
+    segments, current = [], []
+    for op in ops:
+        if op in region_ops:
+            segments.append(current)
+            current = []
+        else:
+            current.append(op)
+    segments.append(current)
+    return [s for s in segments if s]
+
+
+def _apply(ops: list[Operation], terminator: Operation | None, syncs: list[SyncOp],
+           last: Operation | None = None) -> None:
+    """Insert planned sync ops before ``ops[position]`` (or at the end)."""
+    grouped: dict[int, list[SyncOp]] = defaultdict(list)
+    for sync in syncs:
+        grouped[sync.position].append(sync)
+    for position, group in grouped.items():
+        new_ops = [_make(s) for s in sorted(group, key=lambda s: s.order)]
+        if position < len(ops):
+            insert_before(ops[position], new_ops)
+        elif terminator is not None:
+            insert_before(terminator, new_ops)
+        else:
+            insert_after(last, new_ops)
+
+
+def _make(sync: SyncOp) -> Operation:
+    if sync.kind == SET:
+        return make_set(sync.src, sync.dst, sync.event)
+    if sync.kind == WAIT:
+        return make_wait(sync.src, sync.dst, sync.event)
+    if sync.kind == PIPE_BARRIER:
+        return make_pipe_barrier(sync.src)
+    assert sync.kind == BARRIER_ALL
+    return make_barrier_all()

@@ -1,0 +1,188 @@
+"""insert-sync for group targets (CUDA cp.async): commit_group and exact wait_group counts.
+
+Async copies issued to a queue since its last commit form the open group. A
+``commit_group`` closes each run of consecutive async copies. Before an op that
+depends on an async copy (RAW, WAR or WAW), a ``wait_group`` with the largest
+``pending`` that still guarantees the copy's group is complete: the number of
+groups committed after it. In a loop, a consumer that comes before its producer
+in the body waits for the previous iteration's group: ``pending`` counts the
+groups committed after it in that iteration plus those committed before the
+consumer in this one. Loops and conditionals with async copies inside are
+items: a consumer after them waits for everything (``pending = 0``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from xdsl.dialects import scf
+from xdsl.ir import Block, Operation
+
+from tilesched.analysis.dependence import block_dependences, loop_carried_dependences
+from tilesched.analysis.units import op_route
+from tilesched.target.model import Target
+from tilesched.transforms.sync_common import (
+    body_ops,
+    insert_after,
+    insert_before,
+    make_commit,
+    make_wait_group,
+)
+
+
+@dataclass
+class _Queue:
+    committed: int = 0                       # groups committed so far in this block walk
+    known_done: int = 0                      # groups known complete (by an earlier wait)
+    group_of: dict[int, int] = field(default_factory=dict)   # op index -> group index
+    open_ops: list[int] = field(default_factory=list)
+
+
+def sync_groups(block: Block, target: Target) -> None:
+    """Insert commit/wait groups in ``block`` and, recursively, in nested regions."""
+    ops = body_ops(block)
+    for op in ops:
+        if isinstance(op, scf.ForOp):
+            _sync_loop(op, target)
+        elif op.regions:
+            for region in op.regions:
+                for inner in region.blocks:
+                    sync_groups(inner, target)
+    _sync_straight(body_ops(block), target, carried=[], terminator=None)
+
+
+def _sync_loop(loop: scf.ForOp, target: Target) -> None:
+    block = loop.body.block
+    for op in body_ops(block):
+        if op.regions:
+            sync_groups(block, target)
+            return
+    ops = body_ops(block)
+    all_ops = list(block.ops)
+    index_of = {id(op): i for i, op in enumerate(ops)}
+    carried = [(index_of[id(all_ops[d.src])], index_of[id(all_ops[d.dst])], d.distance)
+               for d in loop_carried_dependences(loop)
+               if id(all_ops[d.src]) in index_of and id(all_ops[d.dst]) in index_of]
+    _sync_straight(ops, target, carried, terminator=block.last_op)
+
+
+def _async_queue(op: Operation, target: Target) -> int | None:
+    rule = op_route(op, target)
+    if rule is not None and rule.unit in target.units and target.units[rule.unit].kind == "async":
+        return rule.async_queue if rule.async_queue is not None else 0
+    if op.regions:
+        queues = {_async_queue(inner, target) for inner in op.walk() if inner is not op}
+        queues.discard(None)
+        return min(queues) if queues else None
+    return None
+
+
+def _sync_straight(ops: list[Operation], target: Target, carried, terminator) -> None:
+    """Commit runs of async ops; wait before consumers (see the module docstring)."""
+    queue_of = [_async_queue(op, target) for op in ops]
+    producers = defaultdict(list)
+    for dep in block_dependences(ops):
+        if queue_of[dep.src] is not None:
+            producers[dep.dst].append(dep.src)
+    commits_after = _commit_points(ops, queue_of)
+    # First walk without back edges: which groups are known complete at the end of the body?
+    dry, done_groups = _plan(ops, queue_of, producers, {}, commits_after)
+    back = defaultdict(list)
+    for src, dst, distance in carried:
+        queue = queue_of[src]
+        if queue is None or src < dst or ops[src].regions:
+            continue
+        if dry.group_of_op.get(src, -1) < done_groups.get(queue, 0) and dry.group_of_op.get(src) is not None:
+            continue  # waited for later in the same iteration: implied for the next one
+        back[dst].append((src, distance))
+    plan, _ = _plan(ops, queue_of, producers, back, commits_after)
+    for j in sorted(commits_after):
+        commit = make_commit(queue_of[j])
+        if j + 1 < len(ops):
+            insert_before(ops[j + 1], [commit])
+        elif terminator is not None:
+            insert_before(terminator, [commit])
+        else:
+            insert_after(ops[j], [commit])
+    for j, waits in plan.waits.items():  # after the commits: a wait goes right before its consumer
+        insert_before(ops[j], [make_wait_group(q, pending) for q, pending in sorted(waits.items())])
+
+
+@dataclass
+class _Plan:
+    waits: dict[int, dict[int, int]] = field(default_factory=dict)  # op index -> queue -> pending
+    group_of_op: dict[int, int] = field(default_factory=dict)
+
+
+def _plan(ops, queue_of, producers, back, commits_after):
+    """Walk the ops once, deciding the waits; returns the plan and groups done at the end."""
+    per_iteration = defaultdict(int)
+    for position in commits_after:
+        per_iteration[queue_of[position]] += 1
+    queues: dict[int, _Queue] = defaultdict(_Queue)
+    plan = _Plan()
+    for j, op in enumerate(ops):
+        waits = _waits_for(j, producers[j], back.get(j, []), queue_of, queues, commits_after,
+                           per_iteration)
+        if waits:
+            plan.waits[j] = waits
+        queue = queue_of[j]
+        if queue is not None:
+            state = queues[queue]
+            if op.regions:  # a nested loop / conditional commits its own groups
+                state.group_of[j] = -1
+            else:
+                state.open_ops.append(j)
+        if j in commits_after:
+            state = queues[queue_of[j]]
+            for index in state.open_ops:
+                state.group_of[index] = state.committed
+            state.open_ops.clear()
+            state.committed += 1
+    for state in queues.values():
+        plan.group_of_op.update(state.group_of)
+    return plan, {q: s.known_done for q, s in queues.items()}
+
+
+def _commit_points(ops, queue_of) -> set[int]:
+    """Indices of async ops that end a run of async copies to one queue."""
+    points = set()
+    for j, queue in enumerate(queue_of):
+        if queue is None or ops[j].regions:
+            continue
+        nxt = next((k for k in range(j + 1, len(ops)) if _is_tile_work(ops[k])), None)
+        if nxt is None or queue_of[nxt] != queue or ops[nxt].regions:
+            points.add(j)
+    return points
+
+
+def _is_tile_work(op: Operation) -> bool:
+    return op.name.startswith("tile.") and op.name not in ("tile.view", "tile.slot") or bool(op.regions)
+
+
+def _waits_for(j, producer_ids, back_ids, queue_of, queues, commits_after, per_iteration):
+    """The ``pending`` count per queue that op ``j`` must wait for (largest correct)."""
+    waits: dict[int, int] = {}
+    for i in producer_ids:
+        queue = queue_of[i]
+        state = queues[queue]
+        group = state.group_of.get(i)
+        if group is None:
+            continue  # still open: only possible for async -> async in one run (ordered by issue)
+        pending = 0 if group < 0 else state.committed - group - 1
+        needed_done = state.committed - pending
+        if state.known_done >= needed_done:
+            continue
+        waits[queue] = min(waits.get(queue, pending), pending)
+    for i, distance in back_ids:
+        queue = queue_of[i]
+        state = queues[queue]
+        after_in_previous = sum(1 for p in commits_after if p >= i and queue_of[p] == queue) - 1
+        pending = max(0, after_in_previous + state.committed
+                      + (distance - 1) * per_iteration[queue])
+        waits[queue] = min(waits.get(queue, pending), pending)
+    for queue, pending in waits.items():
+        state = queues[queue]
+        state.known_done = max(state.known_done, state.committed - pending)
+    return waits
