@@ -1,0 +1,417 @@
+"""Lower a verified tile program to a :class:`~tilesched.sim.trace.Trace` for one target.
+
+The simulator executes explicit traces, so lowering *runs* the function's control flow:
+
+- ``scf.for`` is unrolled (bounds are constants, index arithmetic, or index function arguments
+  given with ``--arg name=value``; zero-trip loops produce nothing; ``iter_args`` are carried);
+  ``scf.if`` takes the branch its condition selects; ``arith`` integer, index and float ops and
+  ``affine.apply`` are evaluated;
+- ``memref.alloc`` makes a local buffer (a fresh one each time it executes); function memref
+  arguments are the argument buffers; ``tile.view`` / ``tile.slot`` narrow a root region, so every
+  tile-op operand becomes an :class:`~tilesched.sim.trace.Access` (root buffer, region, shape);
+- each tile op is routed by the target (its ``pipe`` property wins) and timed by the target's
+  latency model (its ``latency`` property wins); ops on ``async`` units carry their group queue,
+  ops on ``lds`` units the LDS flag;
+- with several issuer groups (AMD) every group gets the whole op list.
+
+Errors (a loop bound that is not known, a view outside its buffer, an op the simulator does not
+model) are :class:`~tilesched.diagnostics.TileschedError` located at the op.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from xdsl.dialects import affine, arith, func, memref, scf
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
+from xdsl.ir import Block, Operation, SSAValue
+
+from tilesched.diagnostics import TileschedError
+from tilesched.ir.text import location_of
+from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
+from tilesched.ir.types import element_bytes, memory_space, memref_shape
+from tilesched.sim.trace import Access, Buffer, MachineModel, Trace, TraceOp, UnitSpec
+from tilesched.target.model import OperandShape, Route, Target
+
+MAX_OPS = 20_000_000
+_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+           "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "i1": "bool"}
+
+
+def machine_model(target: Target) -> MachineModel:
+    """The engine's view of a target: units, issuers, event limit, group queues.
+
+    A memory space named ``local`` (registers) is private to each issuer group.
+    """
+    units = {u.name: UnitSpec(u.kind, u.pipelined) for u in target.units.values()}
+    queues = {r.async_queue: r.unit for r in target.routes if r.async_queue is not None}
+    private = ("local",) if "local" in target.spaces else ()
+    return MachineModel(target.name, units, tuple(target.issuers), target.event_limit, queues,
+                        target.issue_cycles, private)
+
+
+@dataclass
+class _View:
+    """A memref value: root buffer, region per root dimension, and which root dims remain."""
+
+    buffer: int
+    region: tuple[tuple[int, int], ...]
+    dims: tuple[int, ...]
+
+
+@dataclass
+class _Static:
+    """What lowering computes once per tile op: routing, duration, properties, location."""
+
+    name: str
+    unit: str
+    duration: int
+    props: dict
+    loc: str
+    async_queue: int | None
+    lds: bool
+    shapes: tuple  # per operand: the memref shape, or None for a scalar
+
+
+class _Lowering:
+    """Interprets one function, appending trace ops for the first issuer."""
+
+    def __init__(self, target: Target, args: dict[str, int | float]):
+        self.target = target
+        self.machine = machine_model(target)
+        self.args = dict(args)
+        self.env: dict[SSAValue, object] = {}
+        self.buffers: list[Buffer] = []
+        self.ops: list[TraceOp] = []
+        self.static: dict[Operation, _Static] = {}
+        self.issuer = self.machine.issuers[0]
+
+    # -------------------------------------------------------------- entry
+
+    def function(self, fn: func.FuncOp) -> None:
+        """Bind the function's arguments, then run its body."""
+        used = set()
+        for k, arg in enumerate(fn.body.block.args):
+            name = arg.name_hint or f"arg{k}"
+            if isinstance(arg.type, MemRefType):
+                self.env[arg] = self._new_buffer(name, arg.type, True)
+            elif name in self.args:
+                self.env[arg] = self.args[name]
+                used.add(name)
+            else:
+                raise TileschedError(f"function argument %{name} of @{fn.sym_name.data} needs a "
+                                     f"value: pass --arg {name}=VALUE", location_of(fn))
+        unknown = sorted(set(self.args) - used)
+        if unknown:
+            names = [a.name_hint for a in fn.body.block.args if not isinstance(a.type, MemRefType)]
+            raise TileschedError(f"--arg {', '.join(unknown)}: @{fn.sym_name.data} has no such "
+                                 f"scalar argument (scalar arguments: {', '.join(filter(None, names)) or 'none'})",
+                                 location_of(fn))
+        self.block(fn.body.block)
+
+    def _new_buffer(self, name: str, type_: MemRefType, argument: bool) -> _View:
+        shape = memref_shape(type_)
+        dtype = _DTYPES.get(str(type_.element_type), "float32")
+        buf = Buffer(len(self.buffers), name, shape, dtype, memory_space(type_) or "", argument)
+        self.buffers.append(buf)
+        return _View(buf.id, buf.region, tuple(range(len(shape))))
+
+    # -------------------------------------------------------------- control flow
+
+    def block(self, block: Block) -> list | None:
+        """Run a block; returns the values of its terminating ``scf.yield`` (if any)."""
+        for op in block.ops:
+            if isinstance(op, scf.YieldOp):
+                return [self.value(v, op) for v in op.operands]
+            if isinstance(op, func.ReturnOp):
+                return None
+            self.op(op)
+        return None
+
+    def op(self, op: Operation) -> None:
+        """Dispatch one op."""
+        if isinstance(op, TileOp):
+            self.tile(op)
+        elif op.name.startswith("sync."):
+            self.sync(op)
+        elif isinstance(op, scf.ForOp):
+            self.loop(op)
+        elif isinstance(op, scf.IfOp):
+            self.branch(op)
+        elif isinstance(op, ViewOp | SlotOp):
+            self.env[op.results[0]] = self.view(op)
+        elif isinstance(op, memref.AllocOp):
+            name = op.memref.name_hint or f"alloc{len(self.buffers)}"
+            self.env[op.memref] = self._new_buffer(name, op.memref.type, False)
+        elif isinstance(op, StageBorderOp | memref.DeallocOp):
+            return
+        elif op.name.startswith(("arith.", "affine.apply")):
+            self.env[op.results[0]] = self.scalar_op(op)
+        else:
+            raise TileschedError(f"the simulator does not model '{op.name}'", location_of(op))
+
+    def loop(self, op: scf.ForOp) -> None:
+        """Unroll an ``scf.for``, carrying ``iter_args``."""
+        lb, ub, step = (int(self.value(v, op)) for v in (op.lb, op.ub, op.step))
+        if step <= 0:
+            raise TileschedError(f"scf.for step must be positive, got {step}", location_of(op))
+        body = op.body.block
+        carried = [self.value(v, op) for v in op.iter_args]
+        for i in range(lb, ub, step):
+            self.env[body.args[0]] = i
+            for arg, value in zip(body.args[1:], carried, strict=True):
+                self.env[arg] = value
+            yielded = self.block(body)
+            carried = yielded if yielded is not None else carried
+        for result, value in zip(op.results, carried, strict=True):
+            self.env[result] = value
+
+    def branch(self, op: scf.IfOp) -> None:
+        """Take the branch of an ``scf.if`` its condition selects."""
+        region = op.true_region if self.value(op.cond, op) else op.false_region
+        yielded = self.block(region.blocks[0]) if region.blocks else None
+        for result, value in zip(op.results, yielded or [], strict=False):
+            self.env[result] = value
+
+    def value(self, value: SSAValue, user: Operation):
+        """The current value of an SSA value."""
+        try:
+            return self.env[value]
+        except KeyError:
+            raise TileschedError(f"'{user.name}' uses a value the simulator cannot compute",
+                                 location_of(user)) from None
+
+    # -------------------------------------------------------------- index math
+
+    def scalar_op(self, op: Operation):
+        """Evaluate an ``arith`` op or ``affine.apply``."""
+        if isinstance(op, arith.ConstantOp):
+            attr = op.value
+            if isinstance(attr, IntegerAttr):
+                return attr.value.data
+            if isinstance(attr, FloatAttr):
+                return float(attr.value.data)
+            raise TileschedError(f"unsupported constant {attr}", location_of(op))
+        if isinstance(op, affine.ApplyOp):
+            operands = [int(self.value(v, op)) for v in op.operands]
+            dims = op.map.data.num_dims
+            return op.map.data.eval(operands[:dims], operands[dims:])[0]
+        values = [self.value(v, op) for v in op.operands]
+        try:
+            return _ARITH[op.name](op, *values)
+        except KeyError:
+            raise TileschedError(f"the simulator does not evaluate '{op.name}'", location_of(op)) from None
+        except ZeroDivisionError:
+            raise TileschedError(f"division by zero in '{op.name}'", location_of(op)) from None
+
+    # -------------------------------------------------------------- views and tile ops
+
+    def view(self, op: ViewOp | SlotOp) -> _View:
+        """Narrow the source view by a window (``tile.view``) or a slot (``tile.slot``)."""
+        src = self.value(op.source, op)
+        region = list(src.region)
+        if isinstance(op, SlotOp):
+            k = int(self.value(op.index, op))
+            root_dim = src.dims[0]
+            lo, hi = region[root_dim]
+            if not 0 <= k < hi - lo:
+                raise TileschedError(f"tile.slot index {k} is outside 0..{hi - lo - 1}", location_of(op))
+            region[root_dim] = (lo + k, lo + k + 1)
+            return _View(src.buffer, tuple(region), src.dims[1:])
+        offsets = [int(self.value(v, op)) for v in op.offsets]
+        for root_dim, offset, size in zip(src.dims, offsets, op.size_list, strict=True):
+            lo, hi = region[root_dim]
+            if offset < 0 or lo + offset + size > hi:
+                raise TileschedError(f"tile.view window [{offset}, {offset + size}) is outside its "
+                                     f"source dimension of size {hi - lo}", location_of(op))
+            region[root_dim] = (lo + offset, lo + offset + size)
+        return _View(src.buffer, tuple(region), src.dims)
+
+    def tile(self, op: TileOp) -> None:
+        """Append a trace op for a tile op (routing and timing computed once per op)."""
+        info = self.static.get(op)
+        if info is None:
+            info = self.static[op] = self._route(op)
+        operands = []
+        for value, shape in zip(op.operands, info.shapes, strict=True):
+            current = self.value(value, op)
+            if shape is not None:
+                operands.append(Access(current.buffer, current.region, shape))
+            else:
+                operands.append(current)
+        self._emit(TraceOp(info.name, self.issuer, info.unit, info.duration, tuple(operands),
+                           info.props, info.loc, info.async_queue, info.lds))
+
+    def _route(self, op: TileOp) -> _Static:
+        """Unit, duration, queue and properties of a tile op on this target."""
+        loc = str(location_of(op) or "?")
+        mems = op.memref_operands
+        written = op.written()
+        reads = tuple(memory_space(v.type) for v in op.read_operands() if v is not written)
+        dst = memory_space(mems[-1].type) if mems else None
+        rule = self.target.route(op.name, reads, dst)
+        unit = op.pipe.data if op.pipe is not None else (rule.unit if rule else None)
+        if unit is None or unit not in self.target.units:
+            raise TileschedError(f"no unit of target '{self.target.name}' runs '{op.name}'",
+                                 location_of(op))
+        if rule is None or rule.unit != unit:
+            rule = Route((op.name,), unit)
+        if op.latency is not None:
+            duration = op.latency.value.data
+        else:
+            shapes = [OperandShape(memref_shape(v.type), element_bytes(v.type)) for v in mems]
+            duration = self.target.cycles(op.name, rule, shapes)
+        kind = self.target.units[unit].kind
+        queue = rule.async_queue if kind == "async" else None
+        if kind == "async" and queue is None:
+            queue = next((q for q, u in self.machine.async_queues.items() if u == unit), None)
+        shapes = tuple(memref_shape(v.type) if isinstance(v.type, MemRefType) else None
+                       for v in op.operands)
+        return _Static(op.name, unit, int(duration), _tile_props(op), loc, queue, kind == "lds",
+                       shapes)
+
+    def sync(self, op: Operation) -> None:
+        """Append a trace op for a sync op, with its properties as plain Python values."""
+        props = {name: _plain(attr) for name, attr in op.properties.items()}
+        if op.name == "sync.wait_group" and "pending" not in props:
+            props["pending"] = int(self.value(op.operands[0], op))
+        self._emit(TraceOp(op.name, self.issuer, None, 0, (), props, str(location_of(op) or "?")))
+
+    def _emit(self, trace_op: TraceOp) -> None:
+        if len(self.ops) >= MAX_OPS:
+            raise TileschedError(f"the unrolled program exceeds {MAX_OPS} ops", trace_op.loc)
+        self.ops.append(trace_op)
+
+    def trace(self) -> Trace:
+        """The finished trace; other issuer groups get copies of the op list."""
+        programs = {self.issuer: self.ops}
+        for other in self.machine.issuers[1:]:
+            programs[other] = [replace(op, issuer=other) for op in self.ops]
+        return Trace(self.machine, self.buffers, programs)
+
+
+def _plain(attr):
+    """A property attribute as a Python value."""
+    if isinstance(attr, UnitAttr):
+        return True
+    if isinstance(attr, IntegerAttr):
+        return attr.value.data
+    if isinstance(attr, FloatAttr):
+        return float(attr.value.data)
+    if isinstance(attr, StringAttr):
+        return attr.data
+    if isinstance(attr, SymbolRefAttr):
+        return attr.string_value()
+    return str(attr)
+
+
+def _tile_props(op: TileOp) -> dict:
+    props = {name: _plain(attr) for name, attr in op.properties.items()}
+    for name in ("value", "accumulate"):  # written as attributes in some generic forms
+        if name not in props and name in op.attributes:
+            props[name] = _plain(op.attributes[name])
+    return props
+
+
+def _cmpi(op, a, b):
+    """``arith.cmpi`` predicates 0..9: eq ne slt sle sgt sge ult ule ugt uge."""
+    predicate = op.predicate.value.data
+    if predicate >= 6:  # unsigned: compare as 64-bit unsigned
+        a, b = a % (1 << 64), b % (1 << 64)
+        predicate -= 4
+    return [a == b, a != b, a < b, a <= b, a > b, a >= b][predicate]
+
+
+def _trunc_div(a: int, b: int) -> int:
+    quotient = abs(a) // abs(b)
+    return quotient if (a >= 0) == (b >= 0) else -quotient
+
+
+_ARITH = {
+    "arith.addi": lambda op, a, b: a + b,
+    "arith.subi": lambda op, a, b: a - b,
+    "arith.muli": lambda op, a, b: a * b,
+    "arith.divsi": lambda op, a, b: _trunc_div(a, b),
+    "arith.divui": lambda op, a, b: a // b,
+    "arith.floordivsi": lambda op, a, b: a // b,
+    "arith.ceildivsi": lambda op, a, b: -(-a // b),
+    "arith.ceildivui": lambda op, a, b: -(-a // b),
+    "arith.remsi": lambda op, a, b: a - b * _trunc_div(a, b),
+    "arith.remui": lambda op, a, b: a % b,
+    "arith.minsi": lambda op, a, b: min(a, b),
+    "arith.maxsi": lambda op, a, b: max(a, b),
+    "arith.minui": lambda op, a, b: min(a, b),
+    "arith.maxui": lambda op, a, b: max(a, b),
+    "arith.andi": lambda op, a, b: a & b,
+    "arith.ori": lambda op, a, b: a | b,
+    "arith.xori": lambda op, a, b: a ^ b,
+    "arith.shli": lambda op, a, b: a << b,
+    "arith.shrsi": lambda op, a, b: a >> b,
+    "arith.shrui": lambda op, a, b: a >> b,
+    "arith.cmpi": _cmpi,
+    "arith.select": lambda op, c, a, b: a if c else b,
+    "arith.index_cast": lambda op, a: int(a),
+    "arith.index_castui": lambda op, a: int(a),
+    "arith.extsi": lambda op, a: a,
+    "arith.extui": lambda op, a: a,
+    "arith.trunci": lambda op, a: a,
+    "arith.addf": lambda op, a, b: a + b,
+    "arith.subf": lambda op, a, b: a - b,
+    "arith.mulf": lambda op, a, b: a * b,
+    "arith.divf": lambda op, a, b: a / b if b else math.copysign(math.inf, a) if a else math.nan,
+    "arith.negf": lambda op, a: -a,
+    "arith.maximumf": lambda op, a, b: max(a, b),
+    "arith.minimumf": lambda op, a, b: min(a, b),
+    "arith.sitofp": lambda op, a: float(a),
+    "arith.uitofp": lambda op, a: float(a),
+    "arith.fptosi": lambda op, a: int(a),
+    "arith.fptoui": lambda op, a: int(a),
+    "arith.extf": lambda op, a: a,
+    "arith.truncf": lambda op, a: a,
+}
+
+
+def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
+    """The function to simulate: ``name`` if given, else the first one with a body."""
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+    if name is not None:
+        functions = [f for f in functions if f.sym_name.data == name]
+    if not functions:
+        what = f"function @{name}" if name else "function with a body"
+        raise TileschedError(f"no {what} to simulate")
+    return functions[0]
+
+
+def lower_module(module: ModuleOp, target: Target, args: dict[str, int | float] | None = None,
+                 function: str | None = None) -> Trace:
+    """Unroll ``module``'s function into a trace for ``target`` (see the module docstring)."""
+    lowering = _Lowering(target, args or {})
+    lowering.function(find_function(module, function))
+    return lowering.trace()
+
+
+def parse_arg_values(items: list[str] | None) -> dict[str, int | float]:
+    """``["n=16", "scale=0.5"]`` -> ``{"n": 16, "scale": 0.5}`` (a usage error otherwise)."""
+    values: dict[str, int | float] = {}
+    for item in items or []:
+        name, sep, text = item.partition("=")
+        name = name.strip().lstrip("%")
+        if not sep or not name:
+            raise TileschedError(f"--arg expects NAME=VALUE, got '{item}'")
+        try:
+            values[name] = int(text, 0)
+        except ValueError:
+            try:
+                values[name] = float(text)
+            except ValueError:
+                raise TileschedError(f"--arg {name}: '{text}' is not a number") from None
+    return values
