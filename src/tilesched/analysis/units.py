@@ -15,7 +15,7 @@ def op_route(op: Operation, target: Target) -> Route | None:
         return None
     if op.pipe is not None:
         return Route(ops=(op.name,), unit=op.pipe.data)
-    reads = tuple(memory_space(v.type) for v in op.read_operands() if v is not op.written())
+    reads = tuple(memory_space(v.type) for v in op.memref_operands[:-1])
     written = op.written()
     dst = memory_space(written.type) if written is not None and op.memref_operands else None
     return target.route(op.name, reads, dst)

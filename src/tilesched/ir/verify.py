@@ -145,7 +145,7 @@ def _routing_errors(op: TileOp, target: Target) -> list[TileschedError]:
     spaces = [memory_space(v.type) for v in op.memref_operands]
     if any(s not in target.spaces for s in spaces):
         return []  # already reported as an unknown space
-    reads = tuple(memory_space(v.type) for v in op.read_operands() if v is not op.written())
+    reads = tuple(memory_space(v.type) for v in op.memref_operands[:-1])
     dst = spaces[-1] if spaces else None
     if target.route(op.name, reads, dst) is None:
         shown = ", ".join(f'"{s}"' for s in reads) or "nothing"

@@ -98,7 +98,7 @@ class FlagSync:
         all_ops = list(block.ops)
         index_of = {id(op): i for i, op in enumerate(ops)}
         deps = [(d.src, d.dst) for d in block_dependences(ops)]
-        carried = [(index_of[id(all_ops[d.src])], index_of[id(all_ops[d.dst])])
+        carried = [(index_of[id(all_ops[d.src])], index_of[id(all_ops[d.dst])], d.distance)
                    for d in loop_carried_dependences(loop)
                    if id(all_ops[d.src]) in index_of and id(all_ops[d.dst]) in index_of]
         plan = plan_loop_flags(items, deps, carried, self.limit, self.pipelined)
