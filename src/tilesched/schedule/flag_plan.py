@@ -153,9 +153,13 @@ class FlagPlan:
 
 
 def plan_flags(items: list[Item], deps: list[tuple[int, int]], limit: int,
-               pipelined: frozenset[str] = frozenset()) -> FlagPlan:
-    """Plan flags for straight-line ``items`` (see the module docstring)."""
-    needs = _required_syncs(items, deps, pipelined)
+               pipelined: frozenset[str] = frozenset(), naive: bool = False) -> FlagPlan:
+    """Plan flags for straight-line ``items`` (see the module docstring).
+
+    ``naive`` is the baseline benchmarks compare with: one flag per cross-unit
+    dependence, without removing implied ones or coalescing producers.
+    """
+    needs = _naive_syncs(items, deps, pipelined) if naive else _required_syncs(items, deps, pipelined)
     return _allocate(items, needs, limit)
 
 
@@ -184,6 +188,23 @@ def _required_syncs(items: list[Item], deps: list[tuple[int, int]],
         snapshot = clocks.tick(item.unit, item.inline)
         seq[j] = (item.unit, snapshot[item.unit])
         after[j] = snapshot
+    return needs
+
+
+def _naive_syncs(items: list[Item], deps: list[tuple[int, int]],
+                 pipelined: frozenset[str]) -> list[_Need]:
+    """Every dependence between different units gets its own sync."""
+    needs = []
+    for src, dst in sorted(set(deps)):
+        producer, consumer = items[src], items[dst]
+        if src >= dst or producer.unit is None or consumer.unit is None or producer.inline:
+            continue
+        if consumer.inline:
+            needs.append(_Need(BARRIER_ALL, src, dst))
+        elif producer.unit != consumer.unit:
+            needs.append(_Need("flag", src, dst))
+        elif producer.unit in pipelined:
+            needs.append(_Need(PIPE_BARRIER, src, dst))
     return needs
 
 

@@ -30,6 +30,7 @@ class InsertSyncPass(TilePass):
     """Insert the synchronization the target needs (see the module docstring)."""
 
     name = "insert-sync"
+    naive: bool = False  # baseline for benchmarks: one flag per dependence, serialized loops
 
     def run(self, module: ModuleOp, env: PassEnv) -> None:
         family = env.target.sync
@@ -38,7 +39,7 @@ class InsertSyncPass(TilePass):
             if family == "flags":
                 from tilesched.transforms.sync_flags import FlagSync
 
-                sync = FlagSync(env.target)
+                sync = FlagSync(env.target, naive=self.naive)
                 sync.run_block(block)
                 for loop in sync.serialized_loops:
                     env.warn("event ids would be re-set before their previous wait completes; "

@@ -46,8 +46,9 @@ _REPLANNED = (S.SetFlagOp, S.WaitFlagOp, S.PipeBarrierOp)
 class FlagSync:
     """Synchronizes one function for a flag target; records the peak ids per pair."""
 
-    def __init__(self, target: Target):
+    def __init__(self, target: Target, naive: bool = False):
         self.target = target
+        self.naive = naive  # baseline: one flag per dependence, loops serialized
         self.limit = target.event_limit or 8
         self.pipelined = frozenset(u.name for u in target.units.values() if u.pipelined)
         self.peak_events: dict[str, int] = defaultdict(int)
@@ -101,6 +102,11 @@ class FlagSync:
         carried = [(index_of[id(all_ops[d.src])], index_of[id(all_ops[d.dst])], d.distance)
                    for d in loop_carried_dependences(loop)
                    if id(all_ops[d.src]) in index_of and id(all_ops[d.dst]) in index_of]
+        if self.naive:
+            plan = plan_flags(items, deps, self.limit, self.pipelined, naive=True)
+            _apply(ops, block.last_op, plan.ops + [SyncOp(len(items), BARRIER_ALL, order=99)])
+            self._record_peaks(plan.peak_events)
+            return [], []
         plan = plan_loop_flags(items, deps, carried, self.limit, self.pipelined)
         if plan.serialized:
             self.serialized_loops.append(loop)
@@ -113,7 +119,7 @@ class FlagSync:
             return
         items = [self._item(op) for op in ops]
         deps = [(d.src, d.dst) for d in block_dependences(ops)]
-        plan = plan_flags(items, deps, self.limit, self.pipelined)
+        plan = plan_flags(items, deps, self.limit, self.pipelined, naive=self.naive)
         self._record_peaks(plan.peak_events)
         anchor_after = ops[-1]
         _apply(ops, None, plan.ops, anchor_after)
