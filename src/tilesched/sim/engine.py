@@ -89,7 +89,7 @@ class Engine:
         self.detector = None
         if check_races:
             self.detector = RaceDetector(self._describe, self.p.buffer_label,
-                                         self._live_views)
+                                         self._live_views, self.p.position)
 
     def _init_state(self, record: bool) -> None:
         """Per-agent arrays (indexed by agent), flags, groups, barriers."""

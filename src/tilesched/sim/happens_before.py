@@ -69,12 +69,13 @@ class RaceDetector:
     """Access histories per (buffer, agent) and the races found so far.
 
     ``describe(op_index, agent) -> RaceSide`` and ``buffer_name(buffer_id)`` turn raw indices into
-    report text; ``live_views()`` returns, for each agent ``b``, the smallest ``vc[b]`` over all
+    report text; ``order(op_index)`` is a sort key deciding which side is reported ``first``; ``live_views()`` returns, for each agent ``b``, the smallest ``vc[b]`` over all
     other agents that may still access memory (used for pruning), or ``None`` to skip pruning.
     """
 
-    def __init__(self, describe, buffer_name, live_views=None):
+    def __init__(self, describe, buffer_name, live_views=None, order=None):
         self.describe = describe
+        self.order = order or (lambda op: op)
         self.buffer_name = buffer_name
         self.live_views = live_views
         # buffer -> {agent: [newest write epoch, writes, newest read epoch, reads]}
@@ -128,9 +129,9 @@ class RaceDetector:
     def _report(self, buf: int, op1: int, agent1: int, op2: int, agent2: int) -> None:
         """Record one racing pair, merged by buffer and the two source locations.
 
-        ``first`` is the side earlier in the trace (program order for one issuer).
+        ``first`` is the side that comes first by ``order`` (program order).
         """
-        if op1 > op2:
+        if self.order(op1) > self.order(op2):
             op1, agent1, op2, agent2 = op2, agent2, op1, agent1
         side1, side2 = self.describe(op1, agent1), self.describe(op2, agent2)
         key = (buf,) + tuple(sorted((side1.loc, side2.loc)))

@@ -255,8 +255,9 @@ class _Lowering:
         """Unit, duration, queue and properties of a tile op on this target."""
         loc = str(location_of(op) or "?")
         mems = op.memref_operands
-        written = op.written()
-        reads = tuple(memory_space(v.type) for v in op.read_operands() if v is not written)
+        # routing looks at the spaces of the source operands (all memref operands but the last;
+        # in-place ops such as ``muls %x, %c, %x`` read their destination's space too)
+        reads = tuple(memory_space(v.type) for v in mems[:-1]) if op.read_operands() else ()
         dst = memory_space(mems[-1].type) if mems else None
         rule = self.target.route(op.name, reads, dst)
         unit = op.pipe.data if op.pipe is not None else (rule.unit if rule else None)

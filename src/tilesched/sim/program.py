@@ -14,6 +14,7 @@ instance per group, named ``UNIT@group``. Inline units are *resources* shared by
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from tilesched.sim.trace import SYNC_OPS, Access, Trace, TraceError, TraceOp, group_share
@@ -60,10 +61,16 @@ class Program:
     static_violations: list[tuple[str, str]] = field(default_factory=list)
 
     buffer_names: list[str] = field(default_factory=list)
+    bases: list[int] = field(default_factory=list)  # index of each issuer's first op in ``ops``
 
     @property
     def issuer_count(self) -> int:
         return len(self.code)
+
+    def position(self, op: int) -> tuple[int, int]:
+        """``(index in its issuer's program, issuer)``: program order first, then the group."""
+        issuer = bisect.bisect_right(self.bases, op) - 1
+        return op - self.bases[issuer], issuer
 
     def buffer_label(self, buf: int) -> str:
         """Name of a (possibly virtual, per-group) buffer id for reports."""
@@ -244,11 +251,12 @@ class _Compiler:
 
     def compile(self) -> Program:
         """Translate every issuer's program."""
-        code = []
+        code, bases = [], []
         for i, issuer in enumerate(self.machine.issuers):
             body = []
             ops = self.trace.programs.get(issuer, [])
             base = len(self.ops)
+            bases.append(base)
             self.ops.extend(ops)
             for index, op in enumerate(ops, base):
                 ins = self.sync(op, i, index) if op.name in SYNC_OPS else self.tile(op, i, index)
@@ -260,7 +268,7 @@ class _Compiler:
         lds = self.machine.lds_unit
         lds_agent = [self.instances.get((lds, i)) if lds else None for i in range(len(code))]
         return Program(self.agents, self.inline_units, code, self.ops, self.flags, fed, lds_agent,
-                       self.violations, [b.name for b in self.buffers])
+                       self.violations, [b.name for b in self.buffers], bases)
 
 
 def virtual_buffer(buf: int, issuer: int, count: int) -> int:

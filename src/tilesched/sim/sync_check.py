@@ -38,8 +38,9 @@ def check_flags(p: Program, flag_sets: list[list], flag_waits: list[list],
                          f"({len(sets) - len(waits)} set(s) left at the end)")
         spans = intervals.setdefault(flag.pair, [])
         for k, (t, _, _) in enumerate(sets):
-            spans.append((t, 1))
-            spans.append((waits[k][0] if k < len(waits) else INF, -1))
+            cleared = waits[k][0] if k < len(waits) else INF
+            spans.append((t, 1, 1))
+            spans.append((cleared, 2 if cleared == t else 0, -1))
     return {pair: _peak(spans) for pair, spans in intervals.items()}
 
 
@@ -61,9 +62,14 @@ def _check_reuse(p: Program, flag, name: str, sets: list, waits: list, k: int,
 
 
 def _peak(spans: list[tuple]) -> int:
-    """Largest number of overlapping [set, clear) intervals (clears first on ties)."""
+    """Largest number of flags live at once.
+
+    A flag is live from its set to the wait that clears it. At one instant, clears of flags set
+    earlier come first, then sets, then clears of flags set at that same instant (a flag consumed
+    the moment it is set still held its id).
+    """
     live = best = 0
-    for _, delta in sorted(spans):
+    for _, _, delta in sorted(spans):
         live += delta
         best = max(best, live)
     return best
