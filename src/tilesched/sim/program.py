@@ -167,13 +167,21 @@ class _Compiler:
         return tuple((a.buffer, a.region, w, (a.region, loc)) for a, w in pairs)
 
     def _group_accesses(self, pairs, loc: str, issuer: int) -> tuple:
-        """Accesses of one of several issuer groups: private copies, shares of shared writes."""
+        """Accesses of one of several cooperating issuer groups (see ``docs/simulator.md``).
+
+        Private-space buffers are per-group copies. A write to shared memory covers the group's
+        share; when the destination is shared, inputs of the destination's shape (elementwise
+        correspondence) are read only in the same share, other inputs in full.
+        """
+        dst = pairs[-1][0]
+        narrow = (pairs[-1][1] and len(pairs) > 1
+                  and self.buffers[dst.buffer].space not in self.machine.private_spaces)
         out = []
         for access, write in pairs:
             buf, region = access.buffer, access.region
             if self.buffers[buf].space in self.machine.private_spaces:
                 buf = virtual_buffer(buf, issuer, len(self.buffers))
-            elif write:
+            elif write or (narrow and access.shape == dst.shape):
                 region = group_share(region, issuer, self.groups)
                 if region is None:
                     continue
