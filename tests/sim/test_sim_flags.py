@@ -40,7 +40,7 @@ def test_flag_orders_producer_and_consumer_and_times_them():
     assert result.cycles == 15
     assert result.units["MTE2"]["busy"] == 10 and result.units["V"]["busy"] == 5
     assert result.bound == 15  # RAW chain load -> add
-    assert result.sync_ops == 2
+    assert result.sync_ops == 2 and result.ops_executed == 2
     assert result.peak_live_events == {"MTE2->V": 1}
 
 

@@ -83,7 +83,8 @@ class Engine:
     def __init__(self, trace: Trace, check_races: bool = True, record: bool = False,
                  bound: bool = True):
         self.trace = trace
-        self.p: Program = compile_trace(trace)
+        pipelined = any(spec.pipelined for spec in trace.machine.units.values())
+        self.p: Program = compile_trace(trace, with_accesses=check_races or bound or pipelined)
         self.want_bound = bound
         self._init_state(record)
         self.detector = None
@@ -131,6 +132,7 @@ class Engine:
         for kind, detail in p.static_violations:
             self.findings.add(kind, detail)
         self.sync_ops = 0
+        self.tile_ops = 0
         self.pipe = {a.index: _PipeState() for a in p.agents if a.pipelined}
         self.records = [] if record else None
         self.stalls = [] if record else None
@@ -183,6 +185,7 @@ class Engine:
         items, avail, ivc, inwl = self.items, self.avail, self.ivc, self.inwl
         issue_cost = self.trace.machine.issue_cost
         progressed = False
+        snap = self._snapshot(i)
         while pc < n:
             ins = code[pc]
             op = ins[0]
@@ -190,9 +193,10 @@ class Engine:
                 agent = ins[1]
                 items[agent].append(ins[2])
                 avail[agent].append(clock)
-                ivc[agent].append(self.snap[i] or self._snapshot(i))
+                ivc[agent].append(snap)
                 if not inwl[agent]:
-                    self.push(agent)
+                    inwl[agent] = True
+                    self.worklist.append(agent)
                 clock += issue_cost
             elif op == INLINE:
                 if self.n_issuers > 1 and self.forced != i and not self._may_use(i, clock):
@@ -200,12 +204,14 @@ class Engine:
                     break
                 self.forced = -1
                 clock = self._inline(i, ins[1], ins[2], clock)
+                snap = self._snapshot(i)
             else:
                 self.clock[i] = clock
                 after = self._issuer_sync(i, ins, clock)
                 if after is None:
                     break
                 clock = after
+                snap = self._snapshot(i)
             pc += 1
             progressed = True
         self.pc[i], self.clock[i] = pc, clock
@@ -224,6 +230,7 @@ class Engine:
         end = start + dur
         self.res_free[res] = end
         self.res_busy[res] += dur
+        self.tile_ops += 1
         self.seq[i] += 1
         self.snap[i] = None
         if self.detector is not None and item[3]:
@@ -396,7 +403,7 @@ class Engine:
                                          self.last_iv[a])
         det, rec = self.detector, self.records
         flag_sets, flag_waits = self.flag_sets, self.flag_waits
-        syncs = 0
+        syncs = tiles = 0
         while h < n:
             item = items[h]
             t = avail[h]
@@ -410,6 +417,7 @@ class Engine:
             if code == TILE:
                 dur = item[1]
                 seq += 1
+                tiles += 1
                 busy += dur
                 if det is not None and item[3]:
                     det.access(a, vc, seq, item[2], item[3])
@@ -448,6 +456,7 @@ class Engine:
         self.head[a], self.clock[a], self.vc[a], self.seq[a] = h, clock, vc, seq
         self.busy[a], self.last_iv[a] = busy, last_iv
         self.sync_ops += syncs
+        self.tile_ops += tiles
         if self.watch[a]:
             self._wake_watchers(a)
 
@@ -480,6 +489,7 @@ class Engine:
     def _pipelined_tile(self, a: int, st: _PipeState, item: tuple, t: int) -> None:
         """Start a tile op on a pipelined unit, checking same-unit hazards since the last drain."""
         end = t + item[1]
+        self.tile_ops += 1
         self.busy[a] += max(0, end - max(t, st.covered))
         st.covered = max(st.covered, end)
         st.drain = max(st.drain, end)
@@ -618,7 +628,6 @@ class Engine:
         ends = [self.clock[i] for i in range(self.n_issuers)]
         ends += [pm[-1] for pm in self.end_pm if pm]
         ends += self.res_free
-        ends += [self.clock[a] for a in range(self.n_issuers, len(self.p.agents))]
         return int(max(ends, default=0))
 
     def _result(self) -> SimResult:
@@ -639,11 +648,8 @@ class Engine:
                                      self.released.get(k, (None,))[0])
                                  for k, arr in self.arrivals.items()},
                                 [a.name for a in self.p.agents], self.p.ops, self.p.flags)
-        executed = sum(self.head[self.n_issuers:]) + sum(
-            1 for i in range(self.n_issuers) for ins in self.p.code[i][:self.pc[i]]
-            if ins[0] == INLINE)
         return SimResult(self.trace.machine.name, cycles, bound, reason, units, races, deadlock,
-                         self.findings.list(), self.sync_ops, peak, executed, agents, timeline)
+                         self.findings.list(), self.sync_ops, peak, self.tile_ops, agents, timeline)
 
     def _utilization(self, cycles: int) -> tuple[dict, dict]:
         """Busy cycles per machine unit (instances summed) and per agent."""

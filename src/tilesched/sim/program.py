@@ -83,8 +83,9 @@ class Program:
 class _Compiler:
     """Walks every issuer's ops once, building agents, flags and instruction tuples."""
 
-    def __init__(self, trace: Trace):
+    def __init__(self, trace: Trace, with_accesses: bool = True):
         self.trace = trace
+        self.with_accesses = with_accesses
         self.machine = trace.machine
         self.agents: list[Agent] = []
         self.instances: dict[tuple[str, int], int] = {}
@@ -152,11 +153,18 @@ class _Compiler:
         if not mems:
             return ()
         loc, ranks = op.loc, self.ranks
-        for access in mems:
-            if not 0 <= access.buffer < len(ranks) or len(access.region) != ranks[access.buffer]:
-                raise TraceError(f"{loc}: operand {access} does not fit the buffer table")
+        try:
+            if any(ranks[a.buffer] != len(a.region) or a.buffer < 0 for a in mems):
+                raise IndexError
+        except IndexError:
+            raise TraceError(f"{loc}: an operand of {op.name} does not fit the buffer table") from None
         if op.name == "tile.call":
             pairs = [(a, True) for a in mems]
+        elif self.groups == 1 and not (op.name == "tile.matmul" and op.props.get("accumulate")):
+            last = mems[-1]
+            out = [(a.buffer, a.region, False, (a.region, loc)) for a in mems[:-1]]
+            out.append((last.buffer, last.region, True, (last.region, loc)))
+            return tuple(out)
         else:
             pairs = [(a, False) for a in mems[:-1]]
             if op.name == "tile.matmul" and op.props.get("accumulate"):
@@ -203,7 +211,7 @@ class _Compiler:
             raise TraceError(f"{op.loc}: {op.name} runs on unknown unit {unit!r}")
         if not isinstance(op.duration, int) or op.duration < 0:
             raise TraceError(f"{op.loc}: {op.name} has invalid duration {op.duration!r}")
-        item = (TILE, op.duration, index, self.accesses(op, issuer))
+        item = (TILE, op.duration, index, self.accesses(op, issuer) if self.with_accesses else ())
         if unit in self.inline_index:
             return (INLINE, self.inline_index[unit], item)
         return (ENQ, self.instances[(unit, issuer)], item)
@@ -284,6 +292,10 @@ def virtual_buffer(buf: int, issuer: int, count: int) -> int:
     return buf + count * (issuer + 1)
 
 
-def compile_trace(trace: Trace) -> Program:
-    """Compile a trace for the engine (raises :class:`TraceError` on malformed input)."""
-    return _Compiler(trace).compile()
+def compile_trace(trace: Trace, with_accesses: bool = True) -> Program:
+    """Compile a trace for the engine (raises :class:`TraceError` on malformed input).
+
+    ``with_accesses=False`` leaves the memory operands out (timing only: no race check, no
+    bound, no pipe hazards); the trace's operands are then not validated either.
+    """
+    return _Compiler(trace, with_accesses).compile()

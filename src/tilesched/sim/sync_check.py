@@ -29,13 +29,18 @@ def check_flags(p: Program, flag_sets: list[list], flag_waits: list[list],
     intervals: dict[str, list[tuple]] = {}
     for f, flag in enumerate(p.flags):
         sets, waits = flag_sets[f], flag_waits[f]
-        name = f"{flag.pair} event {flag.event}"
+        dst = flag.dst
         for k in range(1, len(sets)):
-            _check_reuse(p, flag, name, sets, waits, k, findings)
+            t_set, vc_set, _ = sets[k]
+            previous = waits[k - 1] if k - 1 < len(waits) else None
+            if previous is None or t_set < previous[0]:
+                _double_set(p, flag, sets, k, findings)
+            elif previous[1] > vc_set[dst]:
+                _unordered_reuse(p, flag, sets[k][2], previous[2], findings)
         if len(sets) > len(waits):
             last = p.ops[sets[len(waits)][2]]
-            findings.add("flag-left-set", f"{last.loc}: flag {name} set here is never waited for "
-                         f"({len(sets) - len(waits)} set(s) left at the end)")
+            findings.add("flag-left-set", f"{last.loc}: flag {_name(flag)} set here is never waited "
+                         f"for ({len(sets) - len(waits)} set(s) left at the end)")
         spans = intervals.setdefault(flag.pair, [])
         for k, (t, _, _) in enumerate(sets):
             cleared = waits[k][0] if k < len(waits) else INF
@@ -44,21 +49,22 @@ def check_flags(p: Program, flag_sets: list[list], flag_waits: list[list],
     return {pair: _peak(spans) for pair, spans in intervals.items()}
 
 
-def _check_reuse(p: Program, flag, name: str, sets: list, waits: list, k: int,
-                 findings: Findings) -> None:
-    """Judge the k-th set (k >= 1) against the wait that consumed the previous one."""
-    t_set, vc_set, op_index = sets[k]
-    op = p.ops[op_index]
-    if k - 1 >= len(waits) or t_set < waits[k - 1][0]:
-        findings.add("double-set", f"{op.loc}: set_flag {name} while the flag is still set "
-                     f"(its previous set at {p.ops[sets[k - 1][2]].loc} was not consumed yet)")
-        return
-    wait_epoch, wait_op = waits[k - 1][1], waits[k - 1][2]
-    if wait_epoch > vc_set[flag.dst]:
-        findings.add("unordered-flag-reuse",
-                     f"{op.loc}: set_flag {name} reuses the event id, but the wait_flag at "
-                     f"{p.ops[wait_op].loc} that consumed its previous set does not happen-before "
-                     f"it; some timing would set the flag twice")
+def _name(flag) -> str:
+    return f"{flag.pair} event {flag.event}"
+
+
+def _double_set(p: Program, flag, sets: list, k: int, findings: Findings) -> None:
+    """The k-th set came before the wait consuming set k-1 cleared the flag (or it never did)."""
+    findings.add("double-set", f"{p.ops[sets[k][2]].loc}: set_flag {_name(flag)} while the flag is "
+                 f"still set (its previous set at {p.ops[sets[k - 1][2]].loc} was not consumed yet)")
+
+
+def _unordered_reuse(p: Program, flag, set_op: int, wait_op: int, findings: Findings) -> None:
+    """The wait that consumed the previous set does not happen-before this set."""
+    findings.add("unordered-flag-reuse",
+                 f"{p.ops[set_op].loc}: set_flag {_name(flag)} reuses the event id, but the "
+                 f"wait_flag at {p.ops[wait_op].loc} that consumed its previous set does not "
+                 f"happen-before it; some timing would set the flag twice")
 
 
 def _peak(spans: list[tuple]) -> int:
