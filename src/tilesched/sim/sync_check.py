@@ -3,11 +3,12 @@
 Flags are matched by count: the k-th wait of a flag consumes its k-th set. After the run, for each
 flag and each set after the first:
 
-- ``double-set``: in this run the set came before the wait that consumed the previous set cleared
-  the flag (or that wait never ran): the flag was set while set;
-- ``unordered-flag-reuse``: the timing was fine, but the wait that consumed the previous set does
-  not happen-before this set, so another timing could double-set it. Happens-before, not program
-  order, decides: a wait on the dst unit written before the next set on the src unit orders nothing
+- nothing, when the wait that consumed the previous set happens-before this set (the id was free);
+- otherwise ``double-set`` when in this run the set came no later than that wait cleared the flag
+  (or that wait never ran): the flag was set while set;
+- otherwise ``unordered-flag-reuse``: the timing was fine, but nothing orders the consuming wait
+  before this set, so another timing could double-set it. Happens-before, not program order,
+  decides: a wait on the dst unit written before the next set on the src unit orders nothing
   unless a path (a back-edge flag dst->src, a barrier) leads from it to the src unit;
 - ``flag-left-set``: more sets than waits when the program ends.
 
@@ -33,9 +34,11 @@ def check_flags(p: Program, flag_sets: list[list], flag_waits: list[list],
         for k in range(1, len(sets)):
             t_set, vc_set, _ = sets[k]
             previous = waits[k - 1] if k - 1 < len(waits) else None
-            if previous is None or t_set < previous[0]:
+            if previous is not None and previous[1] <= vc_set[dst]:
+                continue  # the consuming wait happens-before this set: the id was free
+            if previous is None or t_set <= previous[0]:
                 _double_set(p, flag, sets, k, findings)
-            elif previous[1] > vc_set[dst]:
+            else:
                 _unordered_reuse(p, flag, sets[k][2], previous[2], findings)
         if len(sets) > len(waits):
             last = p.ops[sets[len(waits)][2]]
