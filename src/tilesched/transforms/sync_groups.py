@@ -55,9 +55,12 @@ def sync_groups(block: Block, target: Target) -> None:
 def _sync_loop(loop: scf.ForOp, target: Target) -> None:
     block = loop.body.block
     for op in body_ops(block):
-        if op.regions:
-            sync_groups(block, target)
-            return
+        if isinstance(op, scf.ForOp):
+            _sync_loop(op, target)
+        elif op.regions:
+            for region in op.regions:
+                for inner in region.blocks:
+                    sync_groups(inner, target)
     ops = body_ops(block)
     all_ops = list(block.ops)
     index_of = {id(op): i for i, op in enumerate(ops)}
@@ -91,7 +94,10 @@ def _sync_straight(ops: list[Operation], target: Target, carried, terminator) ->
     back = defaultdict(list)
     for src, dst, distance in carried:
         queue = queue_of[src]
-        if queue is None or src < dst or ops[src].regions:
+        if queue is None or src < dst:
+            continue
+        if ops[src].regions:  # groups committed inside a nested region: wait for all of them
+            back[dst].append((src, 0))
             continue
         if dry.group_of_op.get(src, -1) < done_groups.get(queue, 0) and dry.group_of_op.get(src) is not None:
             continue  # waited for later in the same iteration: implied for the next one
@@ -130,8 +136,9 @@ def _plan(ops, queue_of, producers, back, commits_after):
         queue = queue_of[j]
         if queue is not None:
             state = queues[queue]
-            if op.regions:  # a nested loop / conditional commits its own groups
-                state.group_of[j] = -1
+            if op.regions:  # a nested loop / conditional commits its own groups: count them as one
+                state.group_of[j] = state.committed
+                state.committed += 1
             else:
                 state.open_ops.append(j)
         if j in commits_after:
@@ -170,7 +177,7 @@ def _waits_for(j, producer_ids, back_ids, queue_of, queues, commits_after, per_i
         group = state.group_of.get(i)
         if group is None:
             continue  # still open: only possible for async -> async in one run (ordered by issue)
-        pending = 0 if group < 0 else state.committed - group - 1
+        pending = state.committed - group - 1
         needed_done = state.committed - pending
         if state.known_done >= needed_done:
             continue
@@ -178,6 +185,9 @@ def _waits_for(j, producer_ids, back_ids, queue_of, queues, commits_after, per_i
     for i, distance in back_ids:
         queue = queue_of[i]
         state = queues[queue]
+        if distance == 0:  # a nested region's groups from an earlier iteration
+            waits[queue] = 0
+            continue
         after_in_previous = sum(1 for p in commits_after if p >= i and queue_of[p] == queue) - 1
         pending = max(0, after_in_previous + state.committed
                       + (distance - 1) * per_iteration[queue])
