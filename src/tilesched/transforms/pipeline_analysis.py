@@ -1,0 +1,200 @@
+"""Translate a pipelined loop body into schedule data: staged ops, dependence edges, buffers.
+
+- Edges: dependences inside one iteration (``block_dependences``) and between
+  iterations (the smallest conflicting distance per pair of accesses, as in
+  :mod:`tilesched.analysis.dependence`), except the carried ones on buffers that
+  will be multi-buffered: those get their distance from the slot count.
+- Multi-buffer candidates: ``memref.alloc`` buffers used only inside the loop
+  whose every read is covered by an earlier write of the same iteration (so no
+  value flows from one iteration to the next through them).
+- Execution modes (group targets): the async queues an op issues to and whether
+  part of it runs on the issuer.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from xdsl.dialects import memref, scf
+from xdsl.ir import Operation, SSAValue
+
+from tilesched.analysis.affine import Affine, constant_value
+from tilesched.analysis.dependence import block_dependences, min_conflict_distance
+from tilesched.analysis.effects import Access, effects_of
+from tilesched.analysis.regions import Interval, Region
+from tilesched.analysis.units import op_route
+from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
+from tilesched.schedule.pipeline_stages import RAW, UNKNOWN, WAR, WAW, Edge, StagedOp
+from tilesched.target.model import Target
+from tilesched.transforms.pipeline_loop import BodyParts, order_of, stage_of
+
+
+@dataclass
+class LoopModel:
+    """A loop body as schedule data (ids are positions in ``parts.staged``)."""
+
+    loop: scf.ForOp
+    parts: BodyParts
+    ops: dict[int, StagedOp]
+    edges: list[Edge]
+    buffers: dict[str, list[tuple[int, bool]]] = field(default_factory=dict)
+    roots: dict[str, SSAValue] = field(default_factory=dict)
+    why_single: dict[SSAValue, str] = field(default_factory=dict)
+    edge_buffer: dict[Edge, str] = field(default_factory=dict)  # "%name" of the buffer
+    edge_root: dict[Edge, SSAValue] = field(default_factory=dict)  # carried edges: the root
+
+
+def distance_limit(loop: scf.ForOp) -> int:
+    """Largest iteration distance: trip count - 1 for constant bounds, else unbounded."""
+    lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
+    if None not in (lb, ub, step) and step > 0:
+        return max(0, -((lb - ub) // step) - 1)
+    return 1 << 40
+
+
+def build_model(loop: scf.ForOp, parts: BodyParts, target: Target) -> LoopModel:
+    """Staged ops, edges and multi-buffer candidates of ``loop`` on ``target``."""
+    staged = parts.staged
+    effects = [effects_of(op) for op in staged]
+    groups = target.sync == "groups"
+    ops = {}
+    for i, op in enumerate(staged):
+        queues, inline = run_mode(op, target) if groups else (frozenset(), True)
+        ops[i] = StagedOp(i, stage_of(op), order_of(op), queues, inline)
+    model = LoopModel(loop, parts, ops, [])
+    accesses = _accesses_by_root(effects)
+    for root, found in accesses.items():
+        reason = _single_reason(root, found, loop)
+        if reason is None:
+            key = f"b{len(model.roots)}"
+            model.roots[key] = root
+            model.buffers[key] = sorted({(i, a.write) for i, a in found})
+        else:
+            model.why_single[root] = reason
+    candidates = set(model.roots.values())
+    for dep in block_dependences(staged):
+        edge = Edge(dep.src, dep.dst, 0, dep.kind)
+        model.edges.append(edge)
+        model.edge_buffer[edge] = dep.buffer
+    roots: dict[tuple[int, int, int, str], SSAValue] = {}
+    for edge in _carried_edges(loop, effects, candidates, roots):
+        model.edges.append(edge)
+        root = roots.get((edge.src, edge.dst, edge.distance, edge.kind))
+        if root is not None:
+            model.edge_root[edge] = root
+            model.edge_buffer[edge] = f"%{root.name_hint}" if root.name_hint else str(root.type)
+        else:
+            model.edge_buffer[edge] = "unknown memory"
+    return model
+
+
+def _accesses_by_root(effects) -> dict[SSAValue, list[tuple[int, Access]]]:
+    found: dict[SSAValue, list[tuple[int, Access]]] = defaultdict(list)
+    for i, eff in enumerate(effects):
+        for access in eff.accesses:
+            found[access.region.root].append((i, access))
+    return found
+
+
+def _single_reason(root: SSAValue, found: list[tuple[int, Access]], loop: scf.ForOp) -> str | None:
+    """Why ``root`` cannot get more versions, or None when it can."""
+    if not isinstance(root.owner, memref.AllocOp):
+        return "it is not a memref.alloc of this function"
+    if not all(loop.is_ancestor(use) for use in _uses(root)):
+        return "it is also used outside the loop"
+    if not any(a.write for _, a in found):
+        return "the loop never writes it"
+    for i, access in found:
+        if not access.write and not _covered(i, access.region, found, loop):
+            return "an iteration reads a value an earlier iteration wrote"
+    return None
+
+
+def _uses(value: SSAValue) -> list[Operation]:
+    """Ops using ``value`` directly or through views and slots of it."""
+    out = []
+    for use in value.uses:
+        op = use.operation
+        if isinstance(op, ViewOp | SlotOp):
+            out.extend(_uses(op.result))
+        else:
+            out.append(op)
+    return out
+
+
+def _covered(reader: int, region: Region, found: list[tuple[int, Access]],
+             loop: scf.ForOp) -> bool:
+    """Is the read covered by an earlier write of the same iteration that always happens
+    (made by an op directly in the body, not inside a conditional or nested loop)?"""
+    for i, access in found:
+        if (i < reader and access.write and access.op.parent_op() is loop
+                and _contains(access.region, region)):
+            return True
+    return False
+
+
+def _contains(outer: Region, inner: Region) -> bool:
+    return all(_interval_contains(x, y) for x, y in zip(outer.dims, inner.dims, strict=True))
+
+
+def _interval_contains(x: Interval, y: Interval) -> bool:
+    if isinstance(x.start, Affine) and isinstance(y.start, Affine):
+        delta = y.start - x.start
+        return delta.is_constant and 0 <= delta.const and delta.const + y.size <= x.size
+    return x.start is not None and x.start == y.start and y.size <= x.size
+
+
+def _carried_edges(loop: scf.ForOp, effects, candidates: set[SSAValue],
+                   root_of_edge: dict) -> list[Edge]:
+    """Smallest carried distance per (src, dst, kind), skipping multi-buffer candidates."""
+    limit = distance_limit(loop)
+    best: dict[tuple[int, int, str], int] = {}
+    for i, first in enumerate(effects):
+        for j, second in enumerate(effects):
+            if first.unknown or second.unknown:
+                if limit >= 1 and (first.accesses or first.unknown) and \
+                        (second.accesses or second.unknown):
+                    best[(i, j, UNKNOWN)] = 1
+                continue
+            for a in first.accesses:
+                for b in second.accesses:
+                    root = a.region.root
+                    if root is not b.region.root or root in candidates or not (a.write or b.write):
+                        continue
+                    d = min_conflict_distance(a.region, b.region, loop, limit)
+                    if d is None:
+                        continue
+                    kind = WAW if a.write and b.write else (RAW if a.write else WAR)
+                    if d < best.get((i, j, kind), d + 1):
+                        best[(i, j, kind)] = d
+                        root_of_edge[(i, j, d, kind)] = root
+    return [Edge(i, j, d, kind) for (i, j, kind), d in sorted(best.items())]
+
+
+def run_mode(op: Operation, target: Target) -> tuple[frozenset[int], bool]:
+    """Async group queues ``op`` (or ops nested in it) issue to, and whether it runs inline."""
+    queues: set[int] = set()
+    inline = False
+    for inner in op.walk():
+        if isinstance(inner, TileOp) and not isinstance(inner, ViewOp | SlotOp | StageBorderOp):
+            queue = async_queue(inner, target)
+            if queue is None:
+                inline = True
+            else:
+                queues.add(queue)
+        elif inner.name in ("sync.wait_group", "sync.barrier_all", "sync.barrier"):
+            inline = True
+    return frozenset(queues), inline or not queues
+
+
+def async_queue(op: Operation, target: Target) -> int | None:
+    """The group queue a tile op runs on, or None when it runs inline."""
+    rule = op_route(op, target)
+    unit = target.units.get(rule.unit) if rule is not None else None
+    if unit is None or unit.kind != "async":
+        return None
+    if rule.async_queue is not None:
+        return rule.async_queue
+    mapped = [r.async_queue for r in target.routes if r.unit == unit.name and r.async_queue is not None]
+    return mapped[0] if mapped else 0

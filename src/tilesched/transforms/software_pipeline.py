@@ -1,0 +1,244 @@
+"""The ``software-pipeline`` pass: prologue, steady state and epilogue from ``tile.stage`` / ``tile.order``.
+
+For each ``scf.for`` whose body ops carry ``tile.stage = S`` and ``tile.order = K``
+(written by ``modulo-schedule`` or by hand), inner loops first:
+
+1. check the annotations and that the schedule keeps every dependence
+   (``pipeline_loop``, ``pipeline_analysis``, :func:`schedule_violations`);
+2. give each buffer written in one stage and read in a later one as many slots
+   as its lifetime needs, completion of asynchronous readers included
+   (:mod:`tilesched.schedule.pipeline_slots`), within the target's capacity;
+3. on group targets (cp.async), place one commit per async stage per iteration
+   and before each consumer a ``wait_group`` with the exact in-flight count
+   (:mod:`tilesched.schedule.pipeline_waits`); other targets get their
+   synchronization from ``insert-sync``, run afterwards;
+4. emit the prologue, a kernel ``scf.for`` and the epilogue (``pipeline_emit``):
+   for a trip count only known at run time, ``scf.if T >= S-1`` selects the
+   pipelined code, and a predicated short version runs smaller counts.
+
+Ideas from TVM's ``InjectSoftwarePipeline`` and its async-stage RFC (the source
+document of issue 5), and MLIR's ``scf::pipelineForLoop``; see
+``docs/software-pipeline.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.ir import Operation, SSAValue
+
+from tilesched.analysis.affine import constant_value
+from tilesched.diagnostics import TileschedError
+from tilesched.ir.text import location_of
+from tilesched.ir.tile import ORDER, STAGE
+from tilesched.ir.types import element_bytes, memory_space, memref_shape
+from tilesched.schedule.pipeline_slots import SlotChoice, choose_slots
+from tilesched.schedule.pipeline_stages import (
+    Edge,
+    schedule_violations,
+    stage_count,
+    trip_count,
+)
+from tilesched.schedule.pipeline_waits import Plan, build_template, dynamic_plan, static_plan
+from tilesched.transforms.pass_base import PassEnv, TilePass
+from tilesched.transforms.pipeline_analysis import LoopModel, build_model
+from tilesched.transforms.pipeline_checks import (
+    check_value_flow,
+    raise_violations,
+    warn_async_marks,
+)
+from tilesched.transforms.pipeline_emit import IterCtx, MultiBuffer, PipelineEmitter
+from tilesched.transforms.pipeline_loop import annotated_loops, is_pure, split_body
+
+
+def pipeline_loop(loop: scf.ForOp, env: PassEnv) -> None:
+    """Replace ``loop`` by its software-pipelined form (see the module docstring)."""
+    parts = split_body(loop, check_orders=False)
+    for alloc in parts.allocs:
+        alloc.detach()
+        loop.parent_block().insert_op_before(alloc, loop)
+    model = build_model(loop, parts, env.target)
+    check_value_flow(model)
+    warn_async_marks(model, env)
+    raise_violations(model, schedule_violations(model.ops, model.edges))
+    choice = choose_slots(model.ops, model.edges, model.buffers)
+    edges = model.edges + choice.edges
+    raise_violations(model, schedule_violations(model.ops, choice.edges))
+    buffers = allocate_slots(model, choice, env)
+    template = build_template(model.ops, edges)
+    plan = make_plan(loop, model, template, edges)
+    emitter = PipelineEmitter(loop, parts.staged, template, buffers)
+    new_ops = emit_plan(emitter, plan)
+    _inherit_annotations(loop, new_ops)
+    block = loop.parent_block()
+    block.insert_ops_before(new_ops, loop)
+    loop.detach()
+    loop.erase()
+    for root in buffers:
+        if not root.uses:
+            root.owner.detach()
+            root.owner.erase()
+    env.remarks.setdefault("software-pipeline", []).append(_remark(model, choice, plan))
+
+
+def make_plan(loop: scf.ForOp, model: LoopModel, template, edges: list[Edge]) -> Plan:
+    """A static plan for constant bounds, else a dynamic one."""
+    lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
+    if step is not None and step <= 0:
+        raise TileschedError(f"cannot software-pipeline a loop with step {step}", location_of(loop))
+    stages = stage_count(model.ops.values())
+    repeat = stages + max((e.distance for e in edges), default=0) + 2
+    if None not in (lb, ub, step):
+        return static_plan(template, model.ops, edges, trip_count(lb, ub, step), repeat)
+    return dynamic_plan(template, model.ops, edges, repeat)
+
+
+def allocate_slots(model: LoopModel, choice: SlotChoice, env: PassEnv) -> dict[SSAValue, MultiBuffer]:
+    """Replace each multi-buffered ``memref.alloc`` by a ``memref<N x ...>`` one (after
+    checking the target's capacity per space)."""
+    grown = {model.roots[k]: n for k, n in choice.slots.items() if n > 1}
+    _check_capacity(model.loop, grown, env)
+    out = {}
+    for root, slots in grown.items():
+        old: memref.AllocOp = root.owner
+        kind = root.type
+        new_type = MemRefType(kind.element_type, [slots, *memref_shape(kind)], kind.layout,
+                              kind.memory_space)
+        alloc = memref.AllocOp([], [], new_type)
+        alloc.memref.name_hint = root.name_hint
+        alloc.location = old.location
+        old.parent_block().insert_op_after(alloc, old)
+        out[root] = MultiBuffer(alloc.memref, slots)
+    return out
+
+
+def _bytes(kind: MemRefType) -> int:
+    return math.prod(memref_shape(kind)) * element_bytes(kind)
+
+
+def _check_capacity(loop: scf.ForOp, grown: dict[SSAValue, int], env: PassEnv) -> None:
+    """Refuse slots that overflow a space (counted like the verifier: all allocs of the module)."""
+    module = loop.get_toplevel_object()
+    used: dict[str, int] = {}
+    for op in module.walk():
+        if isinstance(op, memref.AllocOp) and isinstance(op.memref.type, MemRefType):
+            space = memory_space(op.memref.type)
+            used[space] = used.get(space, 0) + _bytes(op.memref.type)
+    extra: dict[str, list[str]] = {}
+    for root, slots in grown.items():
+        space = memory_space(root.type)
+        used[space] = used.get(space, 0) + (slots - 1) * _bytes(root.type)
+        extra.setdefault(space, []).append(f"%{root.name_hint or 'buffer'}: {slots} slots x "
+                                           f"{_bytes(root.type)} bytes")
+    for space, items in extra.items():
+        spec = env.target.spaces.get(space)
+        if spec is not None and spec.capacity is not None and used[space] > spec.capacity:
+            raise TileschedError(
+                f"multi-buffering needs {used[space]} bytes in space \"{space}\" "
+                f"({', '.join(items)}), but target '{env.target.name}' has {spec.capacity} "
+                f"bytes; bring the stages of these buffers' producers and consumers closer",
+                location_of(loop))
+
+
+def emit_plan(emitter: PipelineEmitter, plan: Plan) -> list[Operation]:
+    """The ops replacing the loop: constants first, then the pipelined code."""
+    if plan.trip_relative:
+        _emit_dynamic(emitter, plan)
+    else:
+        _emit_static(emitter, plan)
+    return emitter.constants + emitter.math.out
+
+
+def _emit_static(emitter: PipelineEmitter, plan: Plan) -> None:
+    absolute = IterCtx("abs")
+    for step in plan.prologue:
+        emitter.emit_items(step, absolute)
+    if plan.kernel is not None:
+        lb = emitter.bounds.constant("lb")
+        if emitter.bounds.unit_step:
+            emitter.kernel_loop(plan.kernel, lb, lb + plan.kernel_trips)
+        else:
+            emitter.kernel_loop(plan.kernel, 0, plan.kernel_trips)
+    for step in plan.epilogue:
+        emitter.emit_items(step, absolute)
+    _drain(emitter, plan.drain)
+
+
+def _emit_dynamic(emitter: PipelineEmitter, plan: Plan) -> None:
+    m, bounds = emitter.math, emitter.bounds
+    trips = _trip_count_value(emitter)
+    lead = plan.stages - 1
+
+    def pipelined() -> None:
+        for step in plan.prologue:
+            emitter.emit_items(step, IterCtx("abs"))
+        if bounds.unit_step:
+            emitter.kernel_loop(plan.kernel, bounds.lb, m.add(bounds.ub, -lead))
+        else:
+            emitter.kernel_loop(plan.kernel, 0, m.add(trips, -lead))
+        for step in plan.epilogue:
+            emitter.emit_items(step, IterCtx("trip", trips))
+        _drain(emitter, plan.drain)
+
+    def short() -> None:
+        for step in plan.short:
+            emitter.emit_guarded(step, trips)
+        _drain(emitter, plan.short_drain)
+
+    if lead == 0:
+        pipelined()
+        return
+    enough = m.emit(arith.CmpiOp(trips, m.const(lead), "sge"))
+    m.emit(emitter._if(enough, pipelined, short))
+
+
+def _trip_count_value(emitter: PipelineEmitter) -> SSAValue:
+    """``T = max(0, ceil((ub - lb) / step))`` as index arithmetic."""
+    m, bounds = emitter.math, emitter.bounds
+    span = m.emit(arith.MaxSIOp(m.val(m.sub(bounds.ub, bounds.lb)), m.const(0)))
+    trips = span if bounds.unit_step else m.emit(arith.CeilDivSIOp(span, bounds.step))
+    trips.name_hint = "trips"
+    return trips
+
+
+def _drain(emitter: PipelineEmitter, queues: list[int]) -> None:
+    from tilesched.transforms.sync_common import make_wait_group
+
+    for queue in queues:
+        emitter.math.emit(make_wait_group(queue, 0))
+
+
+def _inherit_annotations(loop: scf.ForOp, new_ops: list[Operation]) -> None:
+    """A pipelined inner loop's replacement keeps its place in the outer loop's schedule."""
+    inherited = {k: loop.attributes[k] for k in (STAGE, ORDER) if k in loop.attributes}
+    if inherited:
+        for op in new_ops:
+            if not is_pure(op):
+                op.attributes.update(inherited)
+
+
+def _remark(model: LoopModel, choice: SlotChoice, plan: Plan) -> dict:
+    """Machine-readable facts about one pipelined loop (for reports and tests)."""
+    slots = {f"%{model.roots[k].name_hint}": n for k, n in choice.slots.items()}
+    return {"loc": str(location_of(model.loop)), "stages": plan.stages, "slots": slots,
+            "kernel_trips": plan.kernel_trips}
+
+
+@dataclass(frozen=True)
+class SoftwarePipelinePass(TilePass):
+    """Software-pipeline every annotated loop (see the module docstring)."""
+
+    name = "software-pipeline"
+
+    def run(self, module: ModuleOp, env: PassEnv) -> None:
+        loops = annotated_loops(module)
+        for loop in loops:  # validate every loop before rewriting any
+            split_body(loop)
+        for loop in loops:
+            pipeline_loop(loop, env)
+
+
+PASS = SoftwarePipelinePass
