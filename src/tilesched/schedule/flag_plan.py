@@ -23,6 +23,7 @@ The rules (DESIGN.md §4, issue 4):
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -421,3 +422,238 @@ def reuse_is_safe(items: list[Item], body: list[SyncOp], presets: list[SyncOp]) 
         elif event.kind == BARRIER_ALL:
             clocks.barrier_all()
     return True
+
+
+def count_fallbacks(ops: list[SyncOp]) -> int:
+    """How often a plan ran out of event ids (a drain: early waits, then ``barrier_all``).
+
+    :func:`_drain_pair` emits its ``barrier_all`` with ``order=1``; barriers that an inline
+    consumer needs use ``order=50``, the per-iteration serialization of a loop ``order=99``.
+    """
+    return sum(1 for s in ops if s.kind == BARRIER_ALL and s.order == 1)
+
+
+def ids_used(ops: list[SyncOp]) -> dict[str, int]:
+    """Distinct event ids each directed pair uses (highest id + 1) in a plan."""
+    used: dict[str, int] = {}
+    for s in ops:
+        if s.kind == SET:
+            key = f"{s.src}->{s.dst}"
+            used[key] = max(used.get(key, 0), s.event + 1)
+    return used
+
+
+@dataclass
+class _IdUse:
+    """The latest use of an event id: its wait (count on the dst unit) and both positions."""
+
+    wait_count: int
+    set_position: int
+    wait_position: int
+
+
+class FlagTracker:
+    """:func:`plan_flags`, one item at a time, for schedulers that choose the order as they go.
+
+    ``add`` appends the next item of the order. A flag's ``set_flag`` belongs right after
+    its producer, but whether it is needed is only known when its first consumer on the
+    destination unit arrives (a later producer's flag may cover it), so the set is
+    *materialized* then, at its past position, with the event id :func:`plan_flags` would
+    have chosen there: the lowest id whose previous wait happens-before the producer's
+    unit at that point (its vector-clock snapshot is kept). Sets of one pair materialize
+    in the producer unit's order, and happens-before only points forward in program order,
+    so the ids, positions and peaks come out exactly as :func:`plan_flags` computes them for
+    the finished order, as long as no id runs out (there it drains and puts a
+    ``barrier_all``; here, with ``enforce=False``, the set gets a virtual id ``>= limit``
+    and counts as an overflow). Set events do not advance the clocks: nothing queries them,
+    and materializing them later must not renumber what came after.
+
+    For the scheduler's *safety* question the tracker also keeps, per pair, the
+    **pressure**: ids held now (their wait is not yet known to the source unit) plus
+    *pending* producers (scheduled, with an unscheduled consumer on the pair's destination
+    that does not know them yet), each of which may still need a set. If the pressure never
+    exceeds the limit, no set can ever find its ids exhausted (docs/reorder-events.md).
+    """
+
+    def __init__(self, limit: int, pipelined: frozenset[str] = frozenset(),
+                 reserved: dict[tuple[str, str], int] | None = None) -> None:
+        self.limit = limit
+        self.pipelined = pipelined
+        self.reserved = dict(reserved or {})
+        self.items: list[Item] = []
+        self.ops: list[SyncOp] = []
+        self.peak: dict[tuple[str, str], int] = defaultdict(int)
+        self.overflow: dict[tuple[str, str], int] = defaultdict(int)
+        self._fresh_segment()
+
+    def _fresh_segment(self) -> None:
+        self._need_clocks = StaticClocks()   # _required_syncs's clocks: items and flags only
+        self._clocks = StaticClocks()        # _allocate's clocks: items and waits
+        self._seq: dict[int, tuple[str, int]] = {}
+        self._after: dict[int, dict[str, int]] = {}
+        self._snap: dict[int, dict[str, int]] = {}
+        self._ids: dict[tuple[str, str], dict[int, _IdUse]] = defaultdict(dict)
+        self._sets_after: dict[int, int] = defaultdict(int)
+        self._declared: dict[tuple[str, str], list[int]] = defaultdict(list)
+
+    # ------------------------------------------------------------------ building the order
+
+    def boundary(self) -> None:
+        """Start a new straight-line segment (insert-sync plans segments independently)."""
+        self.items.append(Item(None))
+        self._fresh_segment()
+
+    def add(self, item: Item, producers: list[int], consumer_units: tuple[str, ...] = ()) -> None:
+        """Append ``item``; ``producers`` are positions it depends on, ``consumer_units`` the
+        units of its (still unscheduled) consumers, which make it a pending producer."""
+        j = len(self.items)
+        self.items.append(item)
+        if item.unit is None:
+            return
+        needs = _syncs_for(j, item, producers, self.items, self._seq, self._after,
+                           self._need_clocks, self.pipelined)
+        for need in needs:
+            self._consumer_side(need, j)
+        self._snap[j] = self._clocks.tick(item.unit, item.inline)
+        after = self._need_clocks.tick(item.unit, item.inline)
+        self._seq[j] = (item.unit, after[item.unit])
+        self._after[j] = after
+        if not item.inline:
+            for unit in set(consumer_units) - {item.unit}:
+                self._declared[(item.unit, unit)].append(after[item.unit])
+
+    def _consumer_side(self, need: _Need, j: int) -> None:
+        if need.kind == BARRIER_ALL:
+            self.ops.append(SyncOp(j, BARRIER_ALL, order=50))
+            self._clocks.barrier_all()
+            self._ids.clear()
+        elif need.kind == PIPE_BARRIER:
+            unit = self.items[j].unit
+            self.ops.append(SyncOp(j, PIPE_BARRIER, unit, unit, order=60))
+        else:
+            self._materialize(need.producer, j)
+
+    def _materialize(self, producer: int, j: int) -> None:
+        """The set after ``producer`` (chosen as plan_flags would there) and its wait before ``j``."""
+        pair = (self.items[producer].unit, self.items[j].unit)
+        snap = self._snap[producer]
+        event = self._free_id(pair, snap)
+        if event is None:
+            event = self.limit + self.overflow[pair]
+            self.overflow[pair] += 1
+        position = producer + 1
+        uses = self._ids[pair]
+        live = 1 + sum(1 for e, use in uses.items() if e != event and use.wait_position >= position)
+        self.peak[pair] = max(self.peak[pair], live)
+        order = 10 + self._sets_after[producer]
+        self._sets_after[producer] += 1
+        self.ops.append(SyncOp(position, SET, pair[0], pair[1], event, order=order))
+        self._clocks.receive(pair[1], snap)
+        count = self._clocks.tick(pair[1])[pair[1]]
+        uses[event] = _IdUse(count, position, j)
+        self.ops.append(SyncOp(j, WAIT, pair[0], pair[1], event, order=40))
+
+    def _free_id(self, pair: tuple[str, str], snap: dict[str, int]) -> int | None:
+        uses = self._ids[pair]
+        for event in range(self.limit):
+            if self.reserved.get(pair) == event:
+                continue
+            use = uses.get(event)
+            if use is None or snap.get(pair[1], 0) >= use.wait_count:
+                return event
+        return None
+
+    # ------------------------------------------------------------------ results
+
+    def plan_ops(self) -> list[SyncOp]:
+        """The sync ops so far, sorted as :func:`plan_flags` returns them."""
+        return sorted(self.ops, key=lambda s: (s.position, s.order))
+
+    def peak_events(self) -> dict[str, int]:
+        """Most flags of each pair set and not yet waited for, in program order."""
+        return {f"{src}->{dst}": n for (src, dst), n in self.peak.items()}
+
+    # ------------------------------------------------------------------ pressure
+
+    def pressure(self) -> dict[tuple[str, str], int]:
+        """Per pair: ids held now + pending producers (+ an id reserved for a back edge)."""
+        pairs = set(self._declared) | set(self._ids) | set(self.reserved)
+        return {pair: self.held(pair, None) + self.pending(pair, None)
+                + (pair in self.reserved) for pair in pairs}
+
+    def held(self, pair: tuple[str, str], knowledge: dict[str, int] | None = None) -> int:
+        """Ids of ``pair`` whose wait its source unit does not know (yet)."""
+        if knowledge is None:
+            knowledge = self._known(self._clocks, pair[0])
+        seen = knowledge.get(pair[1], 0)
+        return sum(1 for use in self._ids.get(pair, {}).values() if use.wait_count > seen)
+
+    def pending(self, pair: tuple[str, str], knowledge: dict[str, int] | None = None) -> int:
+        """Scheduled producers of ``pair`` that its destination unit does not know yet."""
+        declared = self._declared.get(pair)
+        if not declared:
+            return 0
+        if knowledge is None:
+            knowledge = self._known(self._need_clocks, pair[1])
+        return len(declared) - bisect_right(declared, knowledge.get(pair[0], 0))
+
+    @staticmethod
+    def _known(clocks: StaticClocks, unit: str) -> dict[str, int]:
+        """What ``unit`` knows now: its own clock joined with the issuer's."""
+        merged = dict(clocks.clock.get(unit, {}))
+        StaticClocks._join(merged, clocks.clock.get(StaticClocks.ISSUER, {}))
+        return merged
+
+    def flags_needed(self, item: Item, producers: list[int]) -> list[int] | None:
+        """Producers whose flag ``item`` would wait for now; ``None`` if it needs a barrier_all."""
+        if item.unit is None:
+            return []
+        latest: dict[str, int] = {}
+        for i in producers:
+            if i in self._seq:
+                unit, count = self._seq[i]
+                if unit not in latest or count > self._seq[latest[unit]][1]:
+                    latest[unit] = i
+        consumer = StaticClocks.ISSUER if item.inline else item.unit
+        flags = []
+        for unit, i in latest.items():
+            if self.items[i].inline or self._need_clocks.knows(consumer, unit, self._seq[i][1]):
+                continue
+            if item.inline:
+                return None
+            if unit != item.unit:
+                flags.append(i)
+        return sorted(flags)
+
+    def preview(self, item: Item, producers: list[int],
+                consumer_units: tuple[str, ...] = ()) -> dict[tuple[str, str], int]:
+        """The pressure of every pair ``add(item, ...)`` would change, without adding it."""
+        flags = self.flags_needed(item, producers)
+        if flags is None:  # an inline consumer: barrier_all frees every id, knows every producer
+            return {pair: int(pair in self.reserved) for pair in self.pressure()}
+        unit = item.unit
+        if unit is None:
+            return {}
+        need_view = self._known(self._need_clocks, unit)
+        alloc_view = self._known(self._clocks, unit)
+        new_held: dict[tuple[str, str], int] = defaultdict(int)
+        for i in flags:
+            StaticClocks._join(need_view, self._after[i])
+            StaticClocks._join(alloc_view, self._snap[i])
+            new_held[(self.items[i].unit, unit)] += 1
+        changed = {}
+        for pair in set(self._declared) | set(self._ids) | set(new_held) | set(self.reserved):
+            if unit not in pair:
+                continue
+            held = self.held(pair, alloc_view if pair[0] == unit else None)
+            pending = self.pending(pair, need_view if pair[1] == unit else None)
+            changed[pair] = held + new_held.get(pair, 0) + pending + (pair in self.reserved)
+        if not item.inline:
+            for dst in set(consumer_units) - {unit}:
+                pair = (unit, dst)
+                changed[pair] = changed.get(pair, self.pressure_of(pair)) + 1
+        return changed
+
+    def pressure_of(self, pair: tuple[str, str]) -> int:
+        """The current pressure of one pair."""
+        return self.held(pair, None) + self.pending(pair, None) + (pair in self.reserved)

@@ -1,0 +1,458 @@
+"""Event-aware list scheduling of a block's children (the core of ``reorder-events``).
+
+A Kahn-style list scheduler (Kahn 1962; the source document's OutOfOrderScheduler) builds
+the order one node at a time from the ready set, and keeps the *flag pressure* of every
+directed unit pair within the target's event limit. The event model is the one insert-sync
+allocates with (:class:`tilesched.schedule.flag_plan.FlagTracker`): one flag per producer
+and destination unit (broadcast: later consumers on that unit are covered), a consumer waits
+only for the latest producer it needs on each unit, and an event id is free again only when
+its wait happens-before the next set (not merely when it comes first in program order).
+
+Candidate choice, per step:
+
+1. *free* nodes (index math, views, allocations) as soon as they are ready;
+2. compute before control (the source document's Strategy A): an ``scf.for`` / ``scf.if``
+   is taken only when no compute node is ready; control nodes keep their relative order
+   (a stability chain of edges, built by the pass);
+3. strict mode drops candidates after which some pair's pressure would exceed the limit
+   (pressure = ids held + pending producers; staying within it guarantees insert-sync never
+   runs out of ids, see docs/reorder-events.md);
+4. the rest are ranked by a key that combines the pick strategy (the source document's
+   three: ``min-max-sum``, ``min-sum-max``, ``min-max`` over the predicted pressures), the
+   first-consumer priority (prefer a candidate that releases pressure) and speed: earliest
+   start on its unit, then the longest path to the end (critical path), then the unit's
+   remaining work (unit balance), then the original index.
+
+Several variants of that key (events first or speed first; *paced* or eager flag use) are
+run, each finished order is evaluated exactly — the flags insert-sync will plan
+(:func:`evaluate_order`) and the cycles they cost (:func:`replay_makespan`) — and the best is
+kept: an order that fits the limit, then fewer cycles, then the original order on ties.
+When no variant fits (strict mode fails), the same variants run relaxed and the fastest
+order wins; the caller reports this with a warning.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from math import ceil
+
+from tilesched.schedule.flag_plan import (
+    BARRIER_ALL,
+    PIPE_BARRIER,
+    SET,
+    WAIT,
+    FlagTracker,
+    SyncOp,
+    count_fallbacks,
+    ids_used,
+    plan_flags,
+    plan_loop_flags,
+)
+from tilesched.schedule.list_schedule import (
+    BARRIER,
+    FENCE,
+    OP,
+    PIPE,
+    SET_FLAG,
+    WAIT_FLAG,
+    Timeline,
+    bottom_levels,
+    remaining_work,
+    replay,
+)
+from tilesched.schedule.segment import Segment
+
+STRATEGIES = ("min-max-sum", "min-sum-max", "min-max")
+CANDIDATES_PER_UNIT = 4   # ready nodes ranked per unit when the ready set is large
+LARGE_SEGMENT = 1500      # above this, only the requested strategy's variants run
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What the event model and the timing need to know about the target."""
+
+    limit: int
+    pipelined: frozenset[str] = frozenset()
+    issue_cycles: int = 1
+    inline_units: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way of ranking candidates (see the module docstring)."""
+
+    strategy: str = "min-max-sum"
+    speed_first: bool = False
+    paced: bool = False
+
+    @property
+    def name(self) -> str:
+        return (f"{self.strategy}/{'speed' if self.speed_first else 'events'}-first"
+                f"/{'paced' if self.paced else 'eager'}")
+
+
+@dataclass
+class OrderCost:
+    """An order, the flags insert-sync would give it, and the cycles they cost."""
+
+    order: list[int]
+    fallbacks: int
+    peak_events: dict[str, int]
+    ids_used: dict[str, int]
+    makespan: int
+    variant: str = "original"
+    live_events: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def fits(self) -> bool:
+        return self.fallbacks == 0
+
+
+@dataclass
+class SegmentSchedule:
+    """The chosen order of a segment and what the choice was made against."""
+
+    best: OrderCost
+    original: OrderCost
+    strict: bool
+    tried: list[OrderCost] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.best.order != self.original.order
+
+
+# ---------------------------------------------------------------------------- evaluation
+
+
+def evaluate_order(segment: Segment, order: list[int], machine: Machine,
+                   variant: str = "original") -> OrderCost:
+    """Plan the flags of ``order`` exactly as insert-sync does, and time the result.
+
+    Mirrors ``sync_flags.FlagSync``: a loop body without boundaries is planned with
+    :func:`plan_loop_flags` (back-edge flags for loop-carried dependences); otherwise the
+    order is cut at boundary control nodes and each piece planned with :func:`plan_flags`.
+    """
+    position = {node: k for k, node in enumerate(order)}
+    has_boundary = any(segment.boundary)
+    if segment.carried is not None and not has_boundary:
+        return _evaluate_loop(segment, order, position, machine, variant)
+    entries: list[tuple] = []
+    fallbacks, peaks, used = 0, {}, {}
+    for piece in _pieces(segment, order):
+        if isinstance(piece, int):
+            entries.append((FENCE, segment.durations[piece]))
+            continue
+        plan = _plan_piece(segment, piece, machine)
+        fallbacks += count_fallbacks(plan.ops)
+        _merge_max(peaks, plan.peak_events)
+        _merge_max(used, ids_used(plan.ops))
+        entries.extend(_entries(segment, piece, plan.ops))
+    if segment.carried is not None:  # a loop body with boundaries: barrier_all ends each iteration
+        entries.append((BARRIER,))
+    timed = replay(entries * max(1, segment.trips), machine.issue_cycles, machine.inline_units)
+    return OrderCost(list(order), fallbacks, peaks, used, timed.makespan, variant,
+                     timed.live_events)
+
+
+def _evaluate_loop(segment, order, position, machine, variant) -> OrderCost:
+    items = [segment.item(node) for node in order]
+    deps = sorted((position[i], position[j]) for i, j in segment.deps)
+    carried = [(position[i], position[j]) for i, j in segment.carried]
+    plan = plan_loop_flags(items, deps, carried, machine.limit, machine.pipelined)
+    fallbacks = count_fallbacks(plan.body) + int(plan.serialized)
+    body = _entries(segment, order, plan.body)
+    entries = ([_sync_entry(s) for s in plan.presets] + body * max(1, segment.trips)
+               + [_sync_entry(s) for s in plan.drains])
+    timed = replay(entries, machine.issue_cycles, machine.inline_units)
+    return OrderCost(list(order), fallbacks, dict(plan.peak_events),
+                     ids_used(plan.body + plan.presets), timed.makespan, variant,
+                     timed.live_events)
+
+
+def _pieces(segment: Segment, order: list[int]) -> list:
+    """The order cut at boundary nodes: lists of nodes, and the boundary nodes themselves."""
+    pieces, current = [], []
+    for node in order:
+        if segment.boundary[node]:
+            pieces.extend([current, node])
+            current = []
+        else:
+            current.append(node)
+    pieces.append(current)
+    return [p for p in pieces if p != []]
+
+
+def _plan_piece(segment: Segment, piece: list[int], machine: Machine):
+    local = {node: k for k, node in enumerate(piece)}
+    deps = sorted((local[i], local[j]) for j in piece for i in segment.dep_preds[j] if i in local)
+    items = [segment.item(node) for node in piece]
+    return plan_flags(items, deps, machine.limit, machine.pipelined)
+
+
+def _entries(segment: Segment, nodes: list[int], syncs: list[SyncOp]) -> list[tuple]:
+    """Timing entries for ``nodes`` in order with ``syncs`` inserted at their positions."""
+    by_position: dict[int, list[SyncOp]] = {}
+    for sync in syncs:
+        by_position.setdefault(sync.position, []).append(sync)
+    entries = []
+    for k in range(len(nodes) + 1):
+        for sync in sorted(by_position.get(k, []), key=lambda s: s.order):
+            entries.append(_sync_entry(sync))
+        if k < len(nodes) and segment.units[nodes[k]] is not None:
+            entries.append((OP, segment.units[nodes[k]], segment.durations[nodes[k]]))
+    return entries
+
+
+def _sync_entry(sync: SyncOp) -> tuple:
+    if sync.kind == SET:
+        return (SET_FLAG, sync.src, sync.dst, sync.event)
+    if sync.kind == WAIT:
+        return (WAIT_FLAG, sync.src, sync.dst, sync.event)
+    if sync.kind == PIPE_BARRIER:
+        return (PIPE, sync.src)
+    assert sync.kind == BARRIER_ALL
+    return (BARRIER,)
+
+
+def _merge_max(into: dict[str, int], other: dict[str, int]) -> None:
+    for key, value in other.items():
+        into[key] = max(into.get(key, 0), value)
+
+
+# ---------------------------------------------------------------------------- list scheduling
+
+
+class EventListScheduler:
+    """One run of the event-aware list scheduler with one :class:`Variant`.
+
+    ``run()`` returns the order, or ``None`` when strict mode reaches a state where every
+    ready candidate would push some pair's pressure over the limit.
+    """
+
+    def __init__(self, segment: Segment, machine: Machine, variant: Variant,
+                 enforce: bool = True) -> None:
+        self.segment = segment
+        self.machine = machine
+        self.variant = variant
+        self.enforce = enforce
+        self.reserved = _reserved_pairs(segment, machine.limit)
+        self.tracker = FlagTracker(machine.limit, machine.pipelined, self.reserved)
+        self.timeline = Timeline(segment)
+        self.levels = bottom_levels(segment)
+        self.work = remaining_work(segment)
+        self.position: dict[int, int] = {}
+        self.indegree = [len(p) for p in segment.preds]
+        self.future = _producer_counts(segment)
+        self.free_ready: list[int] = []
+        self.control_ready: list[int] = []
+        self.ready_by_unit: dict[str, set[int]] = {}
+        for node in range(len(segment)):
+            if not self.indegree[node]:
+                self._make_ready(node)
+
+    def run(self) -> list[int] | None:
+        """Build the whole order (or fail in strict mode)."""
+        order: list[int] = []
+        while len(order) < len(self.segment):
+            if self.free_ready:
+                node = heapq.heappop(self.free_ready)
+            else:
+                node = self._pick()
+                if node is None:
+                    return None
+            self._commit(node)
+            order.append(node)
+        return order
+
+    # -------------------------------------------------------------- ready set
+
+    def _make_ready(self, node: int) -> None:
+        segment = self.segment
+        if segment.is_free(node):
+            heapq.heappush(self.free_ready, node)
+        elif segment.control[node]:
+            heapq.heappush(self.control_ready, node)
+        else:
+            self.ready_by_unit.setdefault(segment.units[node], set()).add(node)
+
+    def _candidates(self) -> list[int]:
+        """Ready compute nodes (a few per unit when many are ready), else the next control node."""
+        found = []
+        for nodes in self.ready_by_unit.values():
+            if len(nodes) <= 2 * CANDIDATES_PER_UNIT:
+                found.extend(nodes)
+            else:
+                by_index = heapq.nsmallest(CANDIDATES_PER_UNIT, nodes)
+                by_level = heapq.nsmallest(CANDIDATES_PER_UNIT, nodes,
+                                           key=lambda n: (-self.levels[n], n))
+                found.extend(set(by_index) | set(by_level))
+        if not found and self.control_ready:
+            found.append(self.control_ready[0])
+        return found
+
+    # -------------------------------------------------------------- choosing
+
+    def _pick(self) -> int | None:
+        current = self.tracker.pressure()
+        best, best_key = None, None
+        for node in self._candidates():
+            key = self._key(node, current)
+            if key is not None and (best_key is None or key < best_key):
+                best, best_key = node, key
+        return best
+
+    def _key(self, node: int, current: dict) -> tuple | None:
+        """The ranking key of ``node`` (lower is better), or None if strict mode forbids it."""
+        segment, tracker = self.segment, self.tracker
+        item = segment.item(node)
+        producers = [self.position[p] for p in segment.dep_preds[node]]
+        if segment.boundary[node]:
+            changed = {pair: int(pair in self.reserved) for pair in current}
+            flags = []
+        else:
+            changed = tracker.preview(item, producers, segment.consumer_units(node))
+            flags = tracker.flags_needed(item, producers) or []
+        if self.enforce and any(v > self.machine.limit for v in changed.values()):
+            return None
+        after = dict(current)
+        after.update(changed)
+        releases = any(v < current.get(pair, 0) for pair, v in changed.items())
+        events = _strategy_key(self.variant.strategy, after)
+        unit = segment.units[node]
+        speed = (self.timeline.earliest_start(node), -self.levels[node], -self.work[unit])
+        premature = self.variant.paced and self._premature(node, flags, current)
+        if self.variant.speed_first:
+            return (premature, speed, events, node)
+        return (premature, not releases, events, speed, node)
+
+    def _premature(self, node: int, flags: list[int], current: dict) -> bool:
+        """Paced mode: would ``node`` spend an event id on a group of pending producers that
+        is still smaller than the remaining demand divided by the ids left?"""
+        unit = self.segment.units[node]
+        for producer in flags:
+            pair = (self.tracker.items[producer].unit, unit)
+            future = self.future.get(pair, 0)
+            if not future:
+                continue
+            pending = self.tracker.pending(pair)
+            budget = self.machine.limit - self.tracker.held(pair) - (pair in self.reserved)
+            if budget <= 0 or pending < ceil((pending + future) / budget):
+                return True
+        return False
+
+    # -------------------------------------------------------------- committing
+
+    def _commit(self, node: int) -> None:
+        segment = self.segment
+        self.position[node] = len(self.tracker.items)
+        if segment.boundary[node]:
+            self.tracker.boundary()
+        else:
+            producers = [self.position[p] for p in segment.dep_preds[node]]
+            self.tracker.add(segment.item(node), producers, segment.consumer_units(node))
+        self.timeline.place(node)
+        unit = segment.units[node]
+        self.work[unit] -= segment.durations[node]
+        if segment.control[node]:
+            heapq.heappop(self.control_ready)
+        elif not segment.is_free(node):
+            self.ready_by_unit[unit].discard(node)
+        if unit is not None and not segment.inline[node]:
+            for dst in segment.consumer_units(node):
+                if dst != unit:
+                    self.future[(unit, dst)] -= 1
+        for succ in segment.succs[node]:
+            self.indegree[succ] -= 1
+            if not self.indegree[succ]:
+                self._make_ready(succ)
+
+
+def _strategy_key(strategy: str, pressure: dict) -> tuple:
+    """The source document's pick strategies over the predicted pressure per pair."""
+    worst = max(pressure.values(), default=0)
+    total = sum(pressure.values())
+    if strategy == "min-sum-max":
+        return (total, worst)
+    if strategy == "min-max":
+        return (worst,)
+    return (worst, total)
+
+
+def _reserved_pairs(segment: Segment, limit: int) -> dict[tuple[str, str], int]:
+    """Pairs that may need a back-edge flag in a loop body (insert-sync reserves one id)."""
+    if segment.carried is None or any(segment.boundary):
+        return {}
+    reserved = {}
+    for i, j in segment.carried:
+        src, dst = segment.units[i], segment.units[j]
+        if src and dst and src != dst and not segment.inline[i] and not segment.inline[j]:
+            reserved[(src, dst)] = limit - 1
+    return reserved
+
+
+def _producer_counts(segment: Segment) -> dict[tuple[str, str], int]:
+    """Per pair: how many nodes produce for a consumer on its destination unit."""
+    counts: dict[tuple[str, str], int] = {}
+    for node in range(len(segment)):
+        unit = segment.units[node]
+        if unit is None or segment.inline[node] or segment.boundary[node]:
+            continue
+        for dst in segment.consumer_units(node):
+            if dst != unit:
+                counts[(unit, dst)] = counts.get((unit, dst), 0) + 1
+    return counts
+
+
+# ---------------------------------------------------------------------------- the search
+
+
+def variants_for(strategy: str, size: int) -> list[Variant]:
+    """The variants to run: all strategies, or only ``strategy`` (always for large segments)."""
+    strategies = STRATEGIES if strategy == "all" and size <= LARGE_SEGMENT else (
+        ("min-max-sum",) if strategy == "all" else (strategy,))
+    return [Variant(s, speed, paced) for s in strategies
+            for speed in (False, True) for paced in (False, True)]
+
+
+def schedule_segment(segment: Segment, machine: Machine, strategy: str = "all",
+                     objective: str = "fit") -> SegmentSchedule:
+    """Choose the order of ``segment``: strict variants first, relaxed ones if none fits.
+
+    ``objective="fit"`` keeps an order that fits the event limit whenever one is found, even
+    if insert-sync's fallback (a ``barrier_all`` when ids run out) on another order would be
+    faster; ``"cycles"`` keeps the fastest order either way.
+    """
+    original = evaluate_order(segment, list(range(len(segment))), machine)
+    if len(segment) < 2 or not any(u is not None for u in segment.units):
+        return SegmentSchedule(original, original, strict=True, tried=[original])
+    variants = variants_for(strategy, len(segment))
+    tried = [original] + _run_variants(segment, machine, variants, enforce=True)
+    fitting = [c for c in tried if c.fits]
+    if objective == "cycles":
+        tried += _run_variants(segment, machine, variants, enforce=False)
+        best = min(tried, key=lambda c: (c.makespan, c.fallbacks, c is not original))
+        return SegmentSchedule(best, original, strict=bool(fitting), tried=tried)
+    if fitting:
+        best = min(fitting, key=lambda c: (c.makespan, _peak_total(c), c is not original))
+        return SegmentSchedule(best, original, strict=True, tried=tried)
+    tried += _run_variants(segment, machine, variants, enforce=False)
+    best = min(tried, key=lambda c: (c.makespan, c.fallbacks, c is not original))
+    return SegmentSchedule(best, original, strict=False, tried=tried)
+
+
+def _run_variants(segment: Segment, machine: Machine, variants: list[Variant],
+                  enforce: bool) -> list[OrderCost]:
+    found, seen = [], set()
+    for variant in variants:
+        order = EventListScheduler(segment, machine, variant, enforce).run()
+        if order is None or tuple(order) in seen:
+            continue
+        seen.add(tuple(order))
+        found.append(evaluate_order(segment, order, machine, variant.name))
+    return found
+
+
+def _peak_total(cost: OrderCost) -> int:
+    return sum(cost.peak_events.values())

@@ -1,0 +1,80 @@
+"""The graph ``reorder-events`` schedules: the children of one block, without the IR.
+
+Nodes are a block's ops in their original order ``0..n-1``. Each has a unit (``None`` for
+index math, views, allocations: *free* nodes), whether it runs inline on the issuer, a
+duration in cycles, and whether it is a *control* node (``scf.for`` / ``scf.if``: an
+immovable black box whose effects are the conservative summary of its body). A control node
+whose body runs on several units is a *boundary*: insert-sync synchronizes its body on its
+own and fences it with ``barrier_all``, so the flag planner starts afresh after it.
+
+Edges always point forward in the original order: ``deps`` are memory dependences (RAW,
+WAR, WAW, unknown effects), which decide the synchronization; ``order`` edges only constrain
+the order (SSA def-use, the stability chain of control nodes, hard barriers). For a loop
+body, ``carried`` lists the loop-carried dependences (producer in an iteration, consumer in
+a later one) that insert-sync turns into back-edge flags.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tilesched.schedule.flag_plan import Item
+
+
+@dataclass
+class Segment:
+    """A block's children as a scheduling graph (see the module docstring)."""
+
+    units: list[str | None]
+    durations: list[int]
+    inline: list[bool] = field(default_factory=list)
+    control: list[bool] = field(default_factory=list)
+    boundary: list[bool] = field(default_factory=list)
+    deps: list[tuple[int, int]] = field(default_factory=list)
+    order: list[tuple[int, int]] = field(default_factory=list)
+    carried: list[tuple[int, int]] | None = None
+    trips: int = 1
+
+    def __post_init__(self) -> None:
+        n = len(self.units)
+        for name in ("inline", "control", "boundary"):
+            if not getattr(self, name):
+                setattr(self, name, [False] * n)
+        self.preds: list[list[int]] = [[] for _ in range(n)]
+        self.succs: list[list[int]] = [[] for _ in range(n)]
+        self.dep_preds: list[list[int]] = [[] for _ in range(n)]
+        self.dep_succs: list[list[int]] = [[] for _ in range(n)]
+        for i, j in sorted(set(self.deps)):
+            self.dep_preds[j].append(i)
+            self.dep_succs[i].append(j)
+        for i, j in sorted(set(self.deps) | set(self.order)):
+            if not 0 <= i < j < n:
+                raise ValueError(f"edge {i}->{j} does not point forward in a {n}-node segment")
+            self.preds[j].append(i)
+            self.succs[i].append(j)
+
+    def __len__(self) -> int:
+        return len(self.units)
+
+    def item(self, i: int) -> Item:
+        """What the flag planner sees of node ``i`` (a boundary is planned around, not with)."""
+        if self.boundary[i]:
+            return Item(None)
+        return Item(self.units[i], self.inline[i])
+
+    def is_free(self, i: int) -> bool:
+        """A node on no unit that is not a control node: index math, views, allocations."""
+        return self.units[i] is None and not self.control[i]
+
+    def consumer_units(self, i: int) -> tuple[str, ...]:
+        """Queued units of the nodes that depend on ``i`` through memory (flags may link them)."""
+        units = {self.units[j] for j in self.dep_succs[i]
+                 if self.units[j] is not None and not self.inline[j] and not self.boundary[j]}
+        return tuple(sorted(units))
+
+    def is_topological(self, order: list[int]) -> bool:
+        """Is ``order`` a permutation of the nodes that keeps every edge forward?"""
+        if sorted(order) != list(range(len(self))):
+            return False
+        position = {node: k for k, node in enumerate(order)}
+        return all(position[i] < position[j] for j in range(len(self)) for i in self.preds[j])

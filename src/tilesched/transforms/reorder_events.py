@@ -1,0 +1,292 @@
+"""The ``reorder-events`` pass: reorder each block so its synchronization fits and runs fast.
+
+Runs before ``insert-sync``. The children of every block are reordered within their
+dependences so that the ``set_flag`` / ``wait_flag`` events insert-sync will need stay
+within the target's event ids per directed unit pair, and, among the orders that fit, the
+program takes the fewest cycles. Nested bodies are reordered first (innermost out); moving
+ops in place keeps those rewrites even when the outer order does not change.
+
+What may move: dependences come from read/write effects (RAW, WAR, WAW; unknown effects
+order everything), SSA def-use, and a stability chain that keeps ``scf.for`` / ``scf.if``
+(black boxes with conservative effect summaries) in their relative order. Existing
+``sync`` ops and stage borders are hard barriers: nothing moves across them.
+
+The algorithms are pure (:mod:`tilesched.schedule.event_schedule`, and
+:mod:`tilesched.schedule.reorder_exact` for ``exact=true``); this module only translates IR
+to a :class:`Segment` and back. The idea comes from the source document's
+OutOfOrderSchedulerPass; docs/reorder-events.md says where and why tilesched differs
+(events freed along happens-before, speed as a second goal, an exact mode).
+
+Options: ``strategy`` = ``all`` (default: try the three pick strategies, keep the best),
+``min-max-sum``, ``min-sum-max`` or ``min-max``; ``exact`` = CP-SAT for segments of at most
+``exact-size`` unit ops (``exact-seconds`` each).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation
+
+from tilesched.analysis.affine import constant_value
+from tilesched.analysis.dependence import block_dependences, loop_carried_dependences
+from tilesched.analysis.units import op_route
+from tilesched.ir.tile import StageBorderOp, TileOp
+from tilesched.ir.types import element_bytes, memref_shape
+from tilesched.schedule.event_schedule import (
+    STRATEGIES,
+    Machine,
+    OrderCost,
+    SegmentSchedule,
+    evaluate_order,
+    schedule_segment,
+)
+from tilesched.schedule.segment import Segment
+from tilesched.target.model import OperandShape
+from tilesched.transforms.pass_base import PassEnv, TilePass
+from tilesched.transforms.sync_common import body_ops, contains_unit_work, functions, unit_kind
+
+
+@dataclass(frozen=True)
+class ReorderEventsPass(TilePass):
+    """Reorder block children for event fit and speed (see the module docstring)."""
+
+    name = "reorder-events"
+
+    strategy: str = "all"
+    objective: str = "fit"
+    exact: bool = False
+    exact_size: int = 12
+    exact_seconds: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.strategy not in ("all", *STRATEGIES):
+            raise ValueError(f"unknown strategy '{self.strategy}' (all, {', '.join(STRATEGIES)})")
+        if self.objective not in ("fit", "cycles"):
+            raise ValueError(f"unknown objective '{self.objective}' (fit, cycles)")
+
+    def run(self, module: ModuleOp, env: PassEnv) -> None:
+        report = _Report()
+        for function in functions(module):
+            _BlockReorderer(self, env, report).block(function.body.block, None)
+        env.remarks["reorder_events"] = report.as_dict()
+
+
+class _Report:
+    """What the pass predicts and decided, for ``env.remarks`` (tests, benchmarks, users)."""
+
+    def __init__(self) -> None:
+        self.peak_events: dict[str, int] = {}
+        self.ids_used: dict[str, int] = {}
+        self.fallbacks = {"before": 0, "after": 0}
+        self.segments = {"total": 0, "changed": 0, "relaxed": 0, "exact": 0}
+        self.exact_gaps: list[float] = []
+
+    def add(self, result: SegmentSchedule, exact: bool) -> None:
+        best = result.best
+        for key, value in best.peak_events.items():
+            self.peak_events[key] = max(self.peak_events.get(key, 0), value)
+        for key, value in best.ids_used.items():
+            self.ids_used[key] = max(self.ids_used.get(key, 0), value)
+        self.fallbacks["before"] += result.original.fallbacks
+        self.fallbacks["after"] += best.fallbacks
+        self.segments["total"] += 1
+        self.segments["changed"] += result.changed
+        self.segments["relaxed"] += not result.strict
+        self.segments["exact"] += exact
+
+    def as_dict(self) -> dict:
+        return {"peak_events": dict(self.peak_events), "ids_used": dict(self.ids_used),
+                "fallbacks": dict(self.fallbacks), "segments": dict(self.segments),
+                "exact_gaps": list(self.exact_gaps)}
+
+
+class _BlockReorderer:
+    """Walks a function's blocks innermost first, reorders each segment in place."""
+
+    def __init__(self, options: ReorderEventsPass, env: PassEnv, report: _Report) -> None:
+        self.options = options
+        self.env = env
+        self.report = report
+        target = env.target
+        self.target = target
+        self.machine = Machine(
+            limit=target.event_limit or 8,
+            pipelined=frozenset(u.name for u in target.units.values() if u.pipelined),
+            issue_cycles=target.issue_cycles,
+            inline_units=frozenset(u.name for u in target.units.values() if u.kind == "inline"))
+        self.durations: dict[Operation, int] = {}
+
+    def block(self, block: Block, loop: scf.ForOp | None) -> int:
+        """Reorder ``block`` (nested blocks first); returns its estimated cycles."""
+        for op in body_ops(block):
+            if op.regions:
+                self.durations[op] = self.region_cycles(op)
+        segments = _segments(body_ops(block))
+        total = 0
+        for ops in segments:
+            carried = _carried(loop, ops) if loop is not None and len(segments) == 1 else None
+            total += self.segment(block, ops, carried, loop)
+        return total
+
+    def region_cycles(self, op: Operation) -> int:
+        """Reorder the bodies of a region op; its estimated cycles (trip count times a body)."""
+        per_region = []
+        for region in op.regions:
+            cycles = 0
+            for block in region.blocks:
+                cycles += self.block(block, op if isinstance(op, scf.ForOp) else None)
+            per_region.append(cycles)
+        return max(per_region, default=0)
+
+    def segment(self, block: Block, ops: list[Operation], carried, loop) -> int:
+        """Schedule one segment, move its ops if the order changed; its estimated cycles."""
+        trips = _trip_count(loop) if loop is not None else 1
+        graph = self.graph(ops, carried, min(trips, 2))
+        if len(ops) < 2 or not any(u is not None for u in graph.units):
+            return sum(self.durations.get(op, 0) for op in ops) * trips
+        result = schedule_segment(graph, self.machine, self.options.strategy,
+                                  self.options.objective)
+        exact = self.options.exact and self._solve_exactly(graph, result)
+        self.report.add(result, exact)
+        if not result.strict:
+            self._warn_relaxed(ops[0], result.best)
+        if result.changed:
+            _move(block, ops, [ops[k] for k in result.best.order])
+        return result.best.makespan * trips // max(1, min(trips, 2))
+
+    def graph(self, ops: list[Operation], carried, trips: int) -> Segment:
+        """The IR segment as a :class:`Segment` (units, durations, dependences)."""
+        units, inline, control, boundary, durations = [], [], [], [], []
+        for op in ops:
+            unit, is_inline, is_boundary = self.unit_of(op)
+            units.append(unit)
+            inline.append(is_inline)
+            control.append(bool(op.regions))
+            boundary.append(is_boundary)
+            durations.append(self.durations[op] if op.regions else self.op_cycles(op))
+        deps = [(d.src, d.dst) for d in block_dependences(ops)]
+        return Segment(units, durations, inline, control, boundary, deps,
+                       _ssa_edges(ops) + _control_chain(control), carried, trips)
+
+    def unit_of(self, op: Operation) -> tuple[str | None, bool, bool]:
+        """(unit, inline, boundary) as insert-sync sees the op (sync_flags.FlagSync._item)."""
+        if not op.regions:
+            unit, kind = unit_kind(op, self.target)
+            return unit, kind == "inline", False
+        units = {unit_kind(inner, self.target)[0] for inner in op.walk() if inner is not op}
+        units.discard(None)
+        has_sync = any(inner.name.startswith("sync.") for inner in op.walk())
+        if len(units) == 1 and not has_sync:
+            unit = units.pop()
+            return unit, self.target.units[unit].kind == "inline", False
+        return None, False, contains_unit_work(op, self.target)
+
+    def op_cycles(self, op: Operation) -> int:
+        """Duration of a tile op on its unit (its ``latency`` property wins), as the simulator."""
+        if not isinstance(op, TileOp):
+            return 0
+        if op.latency is not None:
+            return op.latency.value.data
+        rule = op_route(op, self.target)
+        if rule is None or rule.unit not in self.target.units:
+            return 0
+        shapes = [OperandShape(memref_shape(v.type), element_bytes(v.type))
+                  for v in op.memref_operands]
+        return self.target.cycles(op.name, rule, shapes)
+
+    def _solve_exactly(self, graph: Segment, result: SegmentSchedule) -> bool:
+        """Exact mode: CP-SAT on small segments; keeps its order if it beats the heuristic."""
+        from tilesched.schedule.reorder_exact import exact_order, supports
+
+        if not supports(graph, self.options.exact_size):
+            return False
+        solved = exact_order(graph, self.machine, self.options.exact_seconds)
+        if solved is None:
+            return False
+        cost = evaluate_order(graph, solved.order, self.machine, "exact")
+        if cost.fits and (not result.best.fits or cost.makespan < result.best.makespan):
+            heuristic = result.best
+            result.best = cost
+        else:
+            heuristic = result.best
+        if cost.makespan:
+            self.report.exact_gaps.append(heuristic.makespan / cost.makespan)
+        return True
+
+    def _warn_relaxed(self, op: Operation, best: OrderCost) -> None:
+        over = ", ".join(f"{pair}" for pair, n in sorted(best.ids_used.items())
+                         if n >= self.machine.limit) or "some unit pair"
+        self.env.warn(f"reorder-events: no order found that keeps the flags of {over} within "
+                      f"{self.machine.limit} event ids; using the fastest best-effort order "
+                      f"(insert-sync will fall back to barrier_all {best.fallbacks} time(s))", op)
+
+
+def _segments(ops: list[Operation]) -> list[list[Operation]]:
+    """Split a block at hard barriers (existing sync ops, stage borders): nothing crosses them."""
+    segments, current = [], []
+    for op in ops:
+        if op.name.startswith("sync.") or isinstance(op, StageBorderOp):
+            segments.append(current)
+            current = []
+        else:
+            current.append(op)
+    segments.append(current)
+    return [s for s in segments if s]
+
+
+def _ssa_edges(ops: list[Operation]) -> list[tuple[int, int]]:
+    """Def-use edges among ``ops`` (uses nested in regions count for the region op)."""
+    index = {op: k for k, op in enumerate(ops)}
+    edges = set()
+    for j, op in enumerate(ops):
+        for inner in op.walk():
+            for operand in inner.operands:
+                i = index.get(operand.owner)
+                if i is not None and i != j:
+                    edges.add((i, j))
+    return sorted(edges)
+
+
+def _control_chain(control: list[bool]) -> list[tuple[int, int]]:
+    """The stability chain: each control node stays after the previous one."""
+    nodes = [k for k, is_control in enumerate(control) if is_control]
+    return list(zip(nodes, nodes[1:], strict=False))
+
+
+def _carried(loop: scf.ForOp, ops: list[Operation]) -> list[tuple[int, int]]:
+    """Loop-carried dependences of ``loop`` as (producer, consumer) indices into ``ops``."""
+    all_ops = list(loop.body.block.ops)
+    index = {op: k for k, op in enumerate(ops)}
+    found = []
+    for dep in loop_carried_dependences(loop):
+        src, dst = index.get(all_ops[dep.src]), index.get(all_ops[dep.dst])
+        if src is not None and dst is not None:
+            found.append((src, dst))
+    return sorted(set(found))
+
+
+def _trip_count(loop: scf.ForOp) -> int:
+    """Constant trip count of ``loop``, or 2 when unknown (enough to see the steady state)."""
+    lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
+    if None in (lb, ub, step) or step <= 0:
+        return 2
+    return max(0, math.ceil((ub - lb) / step))
+
+
+def _move(block: Block, ops: list[Operation], new_order: list[Operation]) -> None:
+    """Put ``ops`` (consecutive in ``block``) in ``new_order`` where they were."""
+    anchor = ops[-1].next_op
+    for op in ops:
+        op.detach()
+    for op in new_order:
+        if anchor is not None:
+            block.insert_op_before(op, anchor)
+        else:
+            block.add_op(op)
+
+
+PASS = ReorderEventsPass
