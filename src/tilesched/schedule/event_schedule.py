@@ -159,7 +159,7 @@ def evaluate_order(segment: Segment, order: list[int], machine: Machine,
 def _evaluate_loop(segment, order, position, machine, variant) -> OrderCost:
     items = [segment.item(node) for node in order]
     deps = sorted((position[i], position[j]) for i, j in segment.deps)
-    carried = [(position[i], position[j]) for i, j in segment.carried]
+    carried = [(position[i], position[j], d) for i, j, d in segment.carried]
     plan = plan_loop_flags(items, deps, carried, machine.limit, machine.pipelined)
     fallbacks = count_fallbacks(plan.body) + int(plan.serialized)
     body = _entries(segment, order, plan.body)
@@ -385,7 +385,7 @@ def _reserved_pairs(segment: Segment, limit: int) -> dict[tuple[str, str], int]:
     if segment.carried is None or any(segment.boundary):
         return {}
     reserved = {}
-    for i, j in segment.carried:
+    for i, j, _ in segment.carried:
         src, dst = segment.units[i], segment.units[j]
         if src and dst and src != dst and not segment.inline[i] and not segment.inline[j]:
             reserved[(src, dst)] = limit - 1

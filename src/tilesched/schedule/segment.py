@@ -10,8 +10,8 @@ own and fences it with ``barrier_all``, so the flag planner starts afresh after 
 Edges always point forward in the original order: ``deps`` are memory dependences (RAW,
 WAR, WAW, unknown effects), which decide the synchronization; ``order`` edges only constrain
 the order (SSA def-use, the stability chain of control nodes, hard barriers). For a loop
-body, ``carried`` lists the loop-carried dependences (producer in an iteration, consumer in
-a later one) that insert-sync turns into back-edge flags.
+body, ``carried`` lists the loop-carried dependences ``(producer, consumer, distance)``
+(consumer in a later iteration) that insert-sync turns into back-edge flags.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class Segment:
     boundary: list[bool] = field(default_factory=list)
     deps: list[tuple[int, int]] = field(default_factory=list)
     order: list[tuple[int, int]] = field(default_factory=list)
-    carried: list[tuple[int, int]] | None = None
+    carried: list[tuple[int, int, int]] | None = None
     trips: int = 1
 
     def __post_init__(self) -> None:

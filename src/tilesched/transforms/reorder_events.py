@@ -257,15 +257,15 @@ def _control_chain(control: list[bool]) -> list[tuple[int, int]]:
     return list(zip(nodes, nodes[1:], strict=False))
 
 
-def _carried(loop: scf.ForOp, ops: list[Operation]) -> list[tuple[int, int]]:
-    """Loop-carried dependences of ``loop`` as (producer, consumer) indices into ``ops``."""
+def _carried(loop: scf.ForOp, ops: list[Operation]) -> list[tuple[int, int, int]]:
+    """Loop-carried dependences of ``loop``: (producer, consumer, distance), indices into ``ops``."""
     all_ops = list(loop.body.block.ops)
     index = {op: k for k, op in enumerate(ops)}
     found = []
     for dep in loop_carried_dependences(loop):
         src, dst = index.get(all_ops[dep.src]), index.get(all_ops[dep.dst])
         if src is not None and dst is not None:
-            found.append((src, dst))
+            found.append((src, dst, dep.distance))
     return sorted(set(found))
 
 
