@@ -53,10 +53,13 @@ class MultiBuffer:
 @dataclass(frozen=True)
 class IterCtx:
     """How op items name their iteration: ``abs`` numbers, ``kernel`` offsets from the
-    kernel loop counter, ``trip`` offsets from the trip count ``counter``."""
+    kernel loop counter, ``trip`` offsets from the trip count ``counter``. ``period``: the
+    counter's iteration number is a multiple of it (an unrolled kernel), so slots whose
+    count divides it have constant indices."""
 
     kind: str
     counter: SSAValue | None = None
+    period: int = 1
 
 
 class IndexMath:
@@ -111,6 +114,8 @@ class IndexMath:
         return self.const(x) if isinstance(x, int) else x
 
     def add(self, a: int | SSAValue, b: int) -> int | SSAValue:
+        if not isinstance(a, int) and self.value_of(a) is not None:
+            a = self.value_of(a)
         if isinstance(a, int):
             return a + b
         if b == 0:
@@ -230,7 +235,10 @@ class PipelineEmitter:
 
     def _slot(self, root: SSAValue, ctx: IterCtx, offset: int) -> SSAValue:
         buf = self.buffers[root]
-        index = self.math.rem(self.iteration(ctx, offset), buf.slots)
+        if ctx.kind == "kernel" and ctx.period % buf.slots == 0:
+            index = offset % buf.slots
+        else:
+            index = self.math.rem(self.iteration(ctx, offset), buf.slots)
         slot = SlotOp.create(operands=[buf.alloc, self.math.val(index)], result_types=[root.type])
         slot.results[0].name_hint = root.name_hint
         return self.math.emit(slot)
@@ -299,12 +307,13 @@ class PipelineEmitter:
                     self.emit_items(run, IterCtx("abs"))
                 else:
                     cond = self.math.emit(arith.CmpiOp(trips, self.math.const(run[0].guard), "sge"))
-                    self.math.emit(self._if(cond, lambda r=run: self.emit_items(r, IterCtx("abs"))))
+                    self.math.emit(self.make_if(cond, lambda r=run: self.emit_items(r, IterCtx("abs"))))
                 run = []
             if item is not None:
                 run.append(item)
 
-    def _if(self, cond: SSAValue, fill, otherwise=None) -> scf.IfOp:
+    def make_if(self, cond: SSAValue, fill, otherwise=None) -> scf.IfOp:
+        """``scf.if cond`` whose branches hold what ``fill`` / ``otherwise`` emit."""
         then_ops = self.nested(fill) + [scf.YieldOp()]
         else_ops = self.nested(otherwise) + [scf.YieldOp()] if otherwise else None
         return scf.IfOp(cond, [], then_ops, else_ops)
@@ -319,15 +328,23 @@ class PipelineEmitter:
         finally:
             self.math.out = saved
 
-    def kernel_loop(self, items: list[Item], lb: int | SSAValue, ub: int | SSAValue) -> None:
+    def kernel_loop(self, items: list[Item], lb: int | SSAValue, ub: int | SSAValue,
+                    unroll: int = 1) -> None:
         """The steady-state ``scf.for`` from ``lb`` to ``ub`` (unit step over the original
-        induction values, or a 0-based counter for other steps)."""
+        induction values, or a 0-based counter for other steps), its body ``unroll`` kernel
+        steps (modulo variable expansion: slot indices become constants)."""
         block = Block(arg_types=[IndexType()])
         counter = block.args[0]
         counter.name_hint = self.bounds.iv.name_hint if self.bounds.unit_step else "k"
-        ops = self.nested(lambda: self.emit_items(items, IterCtx("kernel", counter)))
+        body = [Item(i.kind, i.ref, i.iteration + u, i.pending, i.guard)
+                for u in range(unroll) for i in items]
+        ctx = IterCtx("kernel", counter, unroll)
+        ops = self.nested(lambda: self.emit_items(body, ctx))
         block.add_ops([*ops, scf.YieldOp()])
-        step = self.bounds.step if self.bounds.unit_step else self.math.const(1)
+        if unroll == 1 and self.bounds.unit_step:
+            step = self.bounds.step
+        else:
+            step = self.math.const(unroll)
         self.math.emit(scf.ForOp(self.math.val(lb), self.math.val(ub), step, [], block))
 
 

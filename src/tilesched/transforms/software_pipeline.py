@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 
@@ -50,11 +50,12 @@ from tilesched.transforms.pipeline_checks import (
     raise_violations,
     warn_async_marks,
 )
-from tilesched.transforms.pipeline_emit import IterCtx, MultiBuffer, PipelineEmitter
+from tilesched.transforms.pipeline_codegen import emit_plan
+from tilesched.transforms.pipeline_emit import MultiBuffer, PipelineEmitter
 from tilesched.transforms.pipeline_loop import annotated_loops, is_pure, split_body
 
 
-def pipeline_loop(loop: scf.ForOp, env: PassEnv) -> None:
+def pipeline_loop(loop: scf.ForOp, env: PassEnv, option: int = 0) -> None:
     """Replace ``loop`` by its software-pipelined form (see the module docstring)."""
     parts = split_body(loop, check_orders=False)
     for alloc in parts.allocs:
@@ -70,8 +71,9 @@ def pipeline_loop(loop: scf.ForOp, env: PassEnv) -> None:
     buffers = allocate_slots(model, choice, env)
     template = build_template(model.ops, edges)
     plan = make_plan(loop, model, template, edges)
+    unroll = unroll_factor(choice, env, option)
     emitter = PipelineEmitter(loop, parts.staged, template, buffers)
-    new_ops = emit_plan(emitter, plan)
+    new_ops = emit_plan(emitter, plan, unroll)
     _inherit_annotations(loop, new_ops)
     block = loop.parent_block()
     block.insert_ops_before(new_ops, loop)
@@ -82,6 +84,17 @@ def pipeline_loop(loop: scf.ForOp, env: PassEnv) -> None:
             root.owner.detach()
             root.owner.erase()
     env.remarks.setdefault("software-pipeline", []).append(_remark(model, choice, plan))
+
+
+def unroll_factor(choice: SlotChoice, env: PassEnv, option: int) -> int:
+    """Kernel unroll: the option when given, else on flag targets the least common
+    multiple of the slot counts (each slot then has constant indices, so insert-sync can
+    give every slot its own event ids and the stages overlap), else 1."""
+    if option > 0:
+        return option
+    if env.target.sync != "flags":
+        return 1
+    return math.lcm(1, *choice.slots.values())
 
 
 def make_plan(loop: scf.ForOp, model: LoopModel, template, edges: list[Edge]) -> Plan:
@@ -143,74 +156,6 @@ def _check_capacity(loop: scf.ForOp, grown: dict[SSAValue, int], env: PassEnv) -
                 location_of(loop))
 
 
-def emit_plan(emitter: PipelineEmitter, plan: Plan) -> list[Operation]:
-    """The ops replacing the loop: constants first, then the pipelined code."""
-    if plan.trip_relative:
-        _emit_dynamic(emitter, plan)
-    else:
-        _emit_static(emitter, plan)
-    return emitter.constants + emitter.math.out
-
-
-def _emit_static(emitter: PipelineEmitter, plan: Plan) -> None:
-    absolute = IterCtx("abs")
-    for step in plan.prologue:
-        emitter.emit_items(step, absolute)
-    if plan.kernel is not None:
-        lb = emitter.bounds.constant("lb")
-        if emitter.bounds.unit_step:
-            emitter.kernel_loop(plan.kernel, lb, lb + plan.kernel_trips)
-        else:
-            emitter.kernel_loop(plan.kernel, 0, plan.kernel_trips)
-    for step in plan.epilogue:
-        emitter.emit_items(step, absolute)
-    _drain(emitter, plan.drain)
-
-
-def _emit_dynamic(emitter: PipelineEmitter, plan: Plan) -> None:
-    m, bounds = emitter.math, emitter.bounds
-    trips = _trip_count_value(emitter)
-    lead = plan.stages - 1
-
-    def pipelined() -> None:
-        for step in plan.prologue:
-            emitter.emit_items(step, IterCtx("abs"))
-        if bounds.unit_step:
-            emitter.kernel_loop(plan.kernel, bounds.lb, m.add(bounds.ub, -lead))
-        else:
-            emitter.kernel_loop(plan.kernel, 0, m.add(trips, -lead))
-        for step in plan.epilogue:
-            emitter.emit_items(step, IterCtx("trip", trips))
-        _drain(emitter, plan.drain)
-
-    def short() -> None:
-        for step in plan.short:
-            emitter.emit_guarded(step, trips)
-        _drain(emitter, plan.short_drain)
-
-    if lead == 0:
-        pipelined()
-        return
-    enough = m.emit(arith.CmpiOp(trips, m.const(lead), "sge"))
-    m.emit(emitter._if(enough, pipelined, short))
-
-
-def _trip_count_value(emitter: PipelineEmitter) -> SSAValue:
-    """``T = max(0, ceil((ub - lb) / step))`` as index arithmetic."""
-    m, bounds = emitter.math, emitter.bounds
-    span = m.emit(arith.MaxSIOp(m.val(m.sub(bounds.ub, bounds.lb)), m.const(0)))
-    trips = span if bounds.unit_step else m.emit(arith.CeilDivSIOp(span, bounds.step))
-    trips.name_hint = "trips"
-    return trips
-
-
-def _drain(emitter: PipelineEmitter, queues: list[int]) -> None:
-    from tilesched.transforms.sync_common import make_wait_group
-
-    for queue in queues:
-        emitter.math.emit(make_wait_group(queue, 0))
-
-
 def _inherit_annotations(loop: scf.ForOp, new_ops: list[Operation]) -> None:
     """A pipelined inner loop's replacement keeps its place in the outer loop's schedule."""
     inherited = {k: loop.attributes[k] for k in (STAGE, ORDER) if k in loop.attributes}
@@ -233,12 +178,16 @@ class SoftwarePipelinePass(TilePass):
 
     name = "software-pipeline"
 
+    unroll: int = 0  # kernel unroll; 0: automatic (see unroll_factor)
+
     def run(self, module: ModuleOp, env: PassEnv) -> None:
+        if self.unroll < 0:
+            raise TileschedError(f"software-pipeline: unroll must be >= 0, got {self.unroll}")
         loops = annotated_loops(module)
         for loop in loops:  # validate every loop before rewriting any
             split_body(loop)
         for loop in loops:
-            pipeline_loop(loop, env)
+            pipeline_loop(loop, env, self.unroll)
 
 
 PASS = SoftwarePipelinePass
