@@ -70,6 +70,8 @@ class IndexMath:
         self.pool: dict[tuple[int, str], SSAValue] = {}
         self.known: dict[SSAValue, int] = {}
         self.out: list[Operation] = []
+        self.out_id = 0  # names the current op list (scopes and reuse never cross lists)
+        self.lists = 0
         self.memo: dict[tuple, SSAValue] = {}
 
     def const(self, value: int, bool_: bool = False) -> SSAValue:
@@ -97,7 +99,7 @@ class IndexMath:
 
     def arith(self, op: Operation) -> SSAValue:
         """Emit index arithmetic, reusing an identical op of the current op list."""
-        key = (id(self.out), op.name, tuple(op.operands))
+        key = (self.out_id, op.name, tuple(op.operands))
         if key not in self.memo:
             self.memo[key] = self.emit(op)
         return self.memo[key]
@@ -125,6 +127,8 @@ class IndexMath:
         return self.arith(arith.AddiOp(a, self.const(b)))
 
     def sub(self, a: int | SSAValue, b: int | SSAValue) -> int | SSAValue:
+        if not isinstance(b, int) and self.value_of(b) is not None:
+            b = self.value_of(b)
         if isinstance(b, int):
             return self.add(a, -b)
         return self.arith(arith.SubiOp(self.val(a), b))
@@ -216,7 +220,7 @@ class PipelineEmitter:
     # ------------------------------------------------------------------ cloning
 
     def scope(self, ctx: IterCtx, offset: int) -> dict[SSAValue, SSAValue]:
-        key = (id(self.math.out), ctx.kind, offset)
+        key = (self.math.out_id, ctx.kind, offset)
         return self.scopes.setdefault(key, {})
 
     def lookup(self, value: SSAValue, ctx: IterCtx, offset: int) -> SSAValue:
@@ -255,6 +259,8 @@ class PipelineEmitter:
         self.math.emit(clone)
 
     def _fold(self, op: Operation, operands: list[SSAValue]) -> SSAValue | None:
+        if isinstance(op, arith.ConstantOp) and isinstance(op.result.type, IndexType):
+            return self.math.const(self.math.value_of(op.result))
         values = [self.math.value_of(v) for v in operands]
         if None in values or len(op.results) != 1 or len(values) != 2:
             return None
@@ -320,13 +326,15 @@ class PipelineEmitter:
 
     def nested(self, fill) -> list[Operation]:
         """Run ``fill`` with a fresh op list and return what it emitted."""
-        saved = self.math.out
-        self.math.out = []
+        m = self.math
+        saved = m.out, m.out_id
+        m.lists += 1
+        m.out, m.out_id = [], m.lists
         try:
             fill()
-            return self.math.out
+            return m.out
         finally:
-            self.math.out = saved
+            m.out, m.out_id = saved
 
     def kernel_loop(self, items: list[Item], lb: int | SSAValue, ub: int | SSAValue,
                     unroll: int = 1) -> None:

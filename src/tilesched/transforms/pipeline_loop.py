@@ -111,7 +111,7 @@ def split_body(loop: scf.ForOp, check_orders: bool = True) -> BodyParts:
         if op is terminator:
             continue
         stage, order = stage_of(op), order_of(op)
-        if stage is None and order is None:
+        if (stage is None and order is None) or is_pure(op):
             _classify_unstaged(op, parts)
             continue
         if order is None:
@@ -120,9 +120,6 @@ def split_body(loop: scf.ForOp, check_orders: bool = True) -> BodyParts:
         if stage is None:
             raise TileschedError(f"'{op.name}' has {ORDER} = {order} but no {STAGE}",
                                  location_of(op))
-        if is_pure(op):
-            parts.pure.append(op)
-            continue
         if check_orders and order in seen_orders:
             first = seen_orders[order]
             raise TileschedError(
