@@ -1,0 +1,107 @@
+"""insert-sync vs a naive one-flag-per-dependence insertion, and the pass's runtime.
+
+Section `sync` of BENCHMARKS.md: `python benchmarks/run_all.py sync`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from tilesched.examples import EXAMPLES, example_path
+from tilesched.ir import parse_text, print_module
+from tilesched.sim.engine import simulate
+from tilesched.sim.lower import lower_module
+from tilesched.target import load_target
+from tilesched.transforms.pass_base import PassEnv, parse_pass_pipeline, run_pipeline
+
+
+def _synced(text: str, target, pipeline: str):
+    module = parse_text(text, "bench.mlir")
+    start = time.perf_counter()
+    run_pipeline(module, parse_pass_pipeline(pipeline), PassEnv(target))
+    seconds = time.perf_counter() - start
+    printed = print_module(module)
+    static = sum(1 for line in printed.splitlines() if line.strip().startswith("sync."))
+    return parse_text(printed, "bench.mlir"), static, seconds
+
+
+def example_rows() -> list[str]:
+    rows = ["| kernel | target | flow | static sync ops | executed sync ops | cycles | bound | "
+            "cycles / bound | races |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for example in EXAMPLES:
+        target = load_target(example.target)
+        text = example_path(example.name).read_text()
+        for label, pipeline in (("naive", "insert-sync{naive=true}"), ("insert-sync", "insert-sync")):
+            if target.sync != "flags" and label == "naive":
+                continue  # the naive baseline is defined for flag targets
+            module, static, _ = _synced(text, target, pipeline)
+            result = simulate(lower_module(module, target))
+            rows.append(f"| {example.name} | {target.name} | {label} | {static} | {result.sync_ops} "
+                        f"| {result.cycles} | {result.bound} | {result.cycles / result.bound:.2f} "
+                        f"| {len(result.races)} |")
+    return rows
+
+
+def straight_line_program(statements: int, seed: int = 0) -> str:
+    """A vector kernel of ``statements`` tile ops over 16 UB tiles fed by loads and stores."""
+    rng = random.Random(seed)
+    t = 'memref<16x16xf32, "UB">'
+    g = 'memref<64x16x16xf32, "GM">'
+    lines = [f"func.func @k(%x: {g}, %y: {g}) {{"]
+    lines += [f"  %c{i} = arith.constant {i} : index" for i in range(64)]
+    lines += [f"  %t{i} = memref.alloc() : {t}" for i in range(16)]
+    for n in range(statements):
+        kind = rng.random()
+        a, b, c = (rng.randrange(16) for _ in range(3))
+        slot = f'tile.slot %{"x" if kind < 0.2 else "y"}[%c{rng.randrange(64)}] : {g} -> ' \
+               'memref<16x16xf32, "GM">'
+        if kind < 0.2:
+            lines += [f"  %s{n} = {slot}", f'  tile.load %s{n}, %t{a} : memref<16x16xf32, "GM">, {t}']
+        elif kind < 0.3:
+            lines += [f"  %s{n} = {slot}", f'  tile.store %t{a}, %s{n} : {t}, memref<16x16xf32, "GM">']
+        else:
+            lines.append(f"  tile.add %t{a}, %t{b}, %t{c} : {t}, {t}, {t}")
+    return "\n".join(lines + ["  func.return", "}"]) + "\n"
+
+
+def straight_line_rows() -> list[str]:
+    """Naive vs insert-sync on random straight-line vector kernels (no loops)."""
+    target = load_target("ascend-a2")
+    rows = ["| statements | flow | static sync ops | executed sync ops | cycles | bound | races |",
+            "|---:|---|---:|---:|---:|---:|---:|"]
+    for statements in (100, 400):
+        text = straight_line_program(statements, seed=statements)
+        for label, pipeline in (("naive", "insert-sync{naive=true}"), ("insert-sync", "insert-sync")):
+            module, static, _ = _synced(text, target, pipeline)
+            result = simulate(lower_module(module, target))
+            rows.append(f"| {statements} | {label} | {static} | {result.sync_ops} | {result.cycles} "
+                        f"| {result.bound} | {len(result.races)} |")
+    return rows
+
+
+def runtime_rows() -> list[str]:
+    target = load_target("ascend-a2")
+    rows = ["| statements | insert-sync seconds | sync ops inserted |", "|---:|---:|---:|"]
+    for statements in (100, 1000, 10000):
+        _, static, seconds = _synced(straight_line_program(statements), target, "insert-sync")
+        rows.append(f"| {statements} | {seconds:.2f} | {static} |")
+    return rows
+
+
+def run() -> str:
+    parts = ["## insert-sync", "",
+             "Naive = one set/wait pair per cross-unit dependence (no implied-dependence removal, no",
+             "producer coalescing) and a barrier_all at the end of every loop iteration. Both are",
+             "race-free (the simulator checks every row); cycles are simulated on the kernel's target.",
+             "", *example_rows(), "",
+             "Random straight-line vector kernels (ascend-a2): removing implied dependences and",
+             "waiting once per producer unit cuts the sync ops the naive insertion needs:", "",
+             *straight_line_rows(), "",
+             "Runtime of the pass on straight-line vector kernels (ascend-a2), one run each:", "",
+             *runtime_rows()]
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    print(run())
