@@ -66,6 +66,8 @@ from tilesched.schedule.segment import Segment
 STRATEGIES = ("min-max-sum", "min-sum-max", "min-max")
 CANDIDATES_PER_UNIT = 4   # ready nodes ranked per unit when the ready set is large
 LARGE_SEGMENT = 1500      # above this, only the requested strategy's variants run
+SEARCH_SEGMENT = 60       # local search polishes the chosen order of segments up to this size
+SEARCH_EVALUATIONS = 200  # exact evaluations the local search may spend
 
 
 @dataclass(frozen=True)
@@ -85,11 +87,13 @@ class Variant:
     strategy: str = "min-max-sum"
     speed_first: bool = False
     paced: bool = False
+    optimistic: bool = False
 
     @property
     def name(self) -> str:
         return (f"{self.strategy}/{'speed' if self.speed_first else 'events'}-first"
-                f"/{'paced' if self.paced else 'eager'}")
+                f"/{'paced' if self.paced else 'eager'}"
+                f"/{'optimistic' if self.optimistic else 'safe'}")
 
 
 @dataclass
@@ -314,7 +318,7 @@ class EventListScheduler:
         else:
             changed = tracker.preview(item, producers, segment.consumer_units(node))
             flags = tracker.flags_needed(item, producers) or []
-        if self.enforce and any(v > self.machine.limit for v in changed.values()):
+        if self.enforce and self._forbidden(node, item, producers, changed):
             return None
         after = dict(current)
         after.update(changed)
@@ -326,6 +330,14 @@ class EventListScheduler:
         if self.variant.speed_first:
             return (premature, speed, events, node)
         return (premature, not releases, events, speed, node)
+
+    def _forbidden(self, node: int, item, producers: list[int], changed: dict) -> bool:
+        """Strict mode: a *safe* variant keeps every pair's pressure within the limit (no
+        dead end is then possible); an *optimistic* one only refuses a candidate whose own
+        flags would find no free id now (it may run into a dead end, and then fails)."""
+        if self.variant.optimistic:
+            return not self.segment.boundary[node] and self.tracker.overflows(item, producers)
+        return any(v > self.machine.limit for v in changed.values())
 
     def _premature(self, node: int, flags: list[int], current: dict) -> bool:
         """Paced mode: would ``node`` spend an event id on a group of pending producers that
@@ -412,8 +424,8 @@ def variants_for(strategy: str, size: int) -> list[Variant]:
     """The variants to run: all strategies, or only ``strategy`` (always for large segments)."""
     strategies = STRATEGIES if strategy == "all" and size <= LARGE_SEGMENT else (
         ("min-max-sum",) if strategy == "all" else (strategy,))
-    return [Variant(s, speed, paced) for s in strategies
-            for speed in (False, True) for paced in (False, True)]
+    return [Variant(s, speed, paced, optimistic) for s in strategies
+            for speed in (False, True) for paced in (False, True) for optimistic in (False, True)]
 
 
 def schedule_segment(segment: Segment, machine: Machine, strategy: str = "all",
@@ -433,13 +445,16 @@ def schedule_segment(segment: Segment, machine: Machine, strategy: str = "all",
     if objective == "cycles":
         tried += _run_variants(segment, machine, variants, enforce=False)
         best = min(tried, key=lambda c: (c.makespan, c.fallbacks, c is not original))
+        best = local_search(segment, machine, best, _fastest)
         return SegmentSchedule(best, original, strict=bool(fitting), tried=tried)
     if fitting:
         best = min(fitting, key=lambda c: (c.makespan, _peak_total(c), c is not original))
+        best = local_search(segment, machine, best, _fit_first)
         return SegmentSchedule(best, original, strict=True, tried=tried)
     tried += _run_variants(segment, machine, variants, enforce=False)
     best = min(tried, key=lambda c: (c.makespan, c.fallbacks, c is not original))
-    return SegmentSchedule(best, original, strict=False, tried=tried)
+    best = local_search(segment, machine, best, _fit_first)
+    return SegmentSchedule(best, original, strict=best.fits, tried=tried)
 
 
 def _run_variants(segment: Segment, machine: Machine, variants: list[Variant],
@@ -456,3 +471,51 @@ def _run_variants(segment: Segment, machine: Machine, variants: list[Variant],
 
 def _peak_total(cost: OrderCost) -> int:
     return sum(cost.peak_events.values())
+
+
+def _fit_first(cost: OrderCost) -> tuple:
+    return (cost.fallbacks, cost.makespan)
+
+
+def _fastest(cost: OrderCost) -> tuple:
+    return (cost.makespan, cost.fallbacks)
+
+
+def local_search(segment: Segment, machine: Machine, start: OrderCost, rank,
+                 evaluations: int = SEARCH_EVALUATIONS) -> OrderCost:
+    """Polish an order by moving single nodes within their dependence window.
+
+    First-improvement hill climbing: each unit node in turn is tried at every other
+    position between its last predecessor and its first successor, and a move is kept when
+    ``rank`` (lower is better) of the exact evaluation improves. At most ``evaluations``
+    orders are evaluated; segments above ``SEARCH_SEGMENT`` nodes are returned unchanged.
+    """
+    if len(segment) > SEARCH_SEGMENT:
+        return start
+    best, spent, improved = start, 0, True
+    while improved and spent < evaluations:
+        improved = False
+        for node in range(len(segment)):
+            if segment.units[node] is None:
+                continue
+            for order in _moves(segment, best.order, node):
+                spent += 1
+                cost = evaluate_order(segment, order, machine, best.variant + "+search")
+                if rank(cost) < rank(best):
+                    best, improved = cost, True
+                    break
+                if spent >= evaluations:
+                    return best
+    return best
+
+
+def _moves(segment: Segment, order: list[int], node: int):
+    """Orders with ``node`` moved to another position that keeps its edges forward."""
+    position = order.index(node)
+    where = {n: k for k, n in enumerate(order)}
+    low = max((where[p] for p in segment.preds[node]), default=-1) + 1
+    high = min((where[s] for s in segment.succs[node]), default=len(order)) - 1
+    rest = order[:position] + order[position + 1:]
+    for target in range(low, high + 1):
+        if target != position:
+            yield rest[:target] + [node] + rest[target:]

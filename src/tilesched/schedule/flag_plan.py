@@ -625,6 +625,13 @@ class FlagTracker:
                 flags.append(i)
         return sorted(flags)
 
+    def overflows(self, item: Item, producers: list[int]) -> bool:
+        """Would adding ``item`` now make some set find every event id of its pair held?"""
+        for i in self.flags_needed(item, producers) or []:
+            if self._free_id((self.items[i].unit, item.unit), self._snap[i]) is None:
+                return True
+        return False
+
     def preview(self, item: Item, producers: list[int],
                 consumer_units: tuple[str, ...] = ()) -> dict[tuple[str, str], int]:
         """The pressure of every pair ``add(item, ...)`` would change, without adding it."""

@@ -60,7 +60,7 @@ class ReorderEventsPass(TilePass):
     objective: str = "fit"
     exact: bool = False
     exact_size: int = 12
-    exact_seconds: float = 10.0
+    exact_seconds: int = 10
 
     def __post_init__(self) -> None:
         if self.strategy not in ("all", *STRATEGIES):
@@ -70,8 +70,12 @@ class ReorderEventsPass(TilePass):
 
     def run(self, module: ModuleOp, env: PassEnv) -> None:
         report = _Report()
+        if env.target.sync != "flags":
+            env.warn(f"reorder-events: target '{env.target.name}' synchronizes with "
+                     f"{env.target.sync}, not event flags; the program is left as it is")
+            return
         for function in functions(module):
-            _BlockReorderer(self, env, report).block(function.body.block, None)
+            report.cycles += _BlockReorderer(self, env, report).block(function.body.block, None)
         env.remarks["reorder_events"] = report.as_dict()
 
 
@@ -81,6 +85,8 @@ class _Report:
     def __init__(self) -> None:
         self.peak_events: dict[str, int] = {}
         self.ids_used: dict[str, int] = {}
+        self.live_events: dict[str, int] = {}
+        self.cycles = 0
         self.fallbacks = {"before": 0, "after": 0}
         self.segments = {"total": 0, "changed": 0, "relaxed": 0, "exact": 0}
         self.exact_gaps: list[float] = []
@@ -89,8 +95,9 @@ class _Report:
         best = result.best
         for key, value in best.peak_events.items():
             self.peak_events[key] = max(self.peak_events.get(key, 0), value)
-        for key, value in best.ids_used.items():
-            self.ids_used[key] = max(self.ids_used.get(key, 0), value)
+        for mine, theirs in ((self.ids_used, best.ids_used), (self.live_events, best.live_events)):
+            for key, value in theirs.items():
+                mine[key] = max(mine.get(key, 0), value)
         self.fallbacks["before"] += result.original.fallbacks
         self.fallbacks["after"] += best.fallbacks
         self.segments["total"] += 1
@@ -100,6 +107,8 @@ class _Report:
 
     def as_dict(self) -> dict:
         return {"peak_events": dict(self.peak_events), "ids_used": dict(self.ids_used),
+                "live_events": {k: v for k, v in self.live_events.items() if v},
+                "cycles": self.cycles,
                 "fallbacks": dict(self.fallbacks), "segments": dict(self.segments),
                 "exact_gaps": list(self.exact_gaps)}
 

@@ -1,0 +1,413 @@
+"""reorder-events, judged by the flag planner, CP-SAT and the simulator.
+
+- the scheduler's event model *is* insert-sync's: FlagTracker reproduces plan_flags exactly;
+- its safety rule (pressure within the limit) never lets insert-sync run out of ids;
+- the timing replay predicts the simulator's cycles and live events on straight-line code;
+- CP-SAT's exact mode is exact (brute force on tiny segments), the heuristic never loses to
+  the original order by its own measure;
+- on IR: random programs with loops and ifs stay race-free and equivalent after
+  ``reorder-events,insert-sync``; the predicted peaks equal what insert-sync reports;
+  the done-when kernel (more than 8 live MTE2->V events) fits without costing cycles.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tilesched.ir import parse_text, print_module
+from tilesched.schedule.event_schedule import (
+    Machine,
+    Variant,
+    evaluate_order,
+    local_search,
+    schedule_segment,
+)
+from tilesched.schedule.flag_plan import FlagTracker, Item, count_fallbacks, plan_flags
+from tilesched.schedule.reorder_exact import exact_order, supports
+from tilesched.schedule.segment import Segment
+from tilesched.sim.engine import simulate
+from tilesched.sim.functional import equivalent
+from tilesched.sim.lower import lower_module
+from tilesched.target import load_target
+from tilesched.transforms.pass_base import PassEnv, parse_pass_pipeline, run_pipeline
+
+
+def slow(examples: int) -> settings:
+    """Hypothesis settings for tests that run passes and the simulator: no deadline."""
+    return settings(max_examples=examples, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+# ------------------------------------------------------------------ one event model
+
+
+@st.composite
+def flag_problems(draw):
+    """Items on a few units (some inline, some on none) with forward dependences, a limit."""
+    n = draw(st.integers(1, 24))
+    units = draw(st.lists(st.sampled_from(["A", "B", "C", "P", "S", None]), min_size=n,
+                          max_size=n))
+    items = [Item(u, inline=(u == "S")) for u in units]
+    deps = draw(st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))
+                        .filter(lambda d: d[0] < d[1]), max_size=3 * n))
+    return items, sorted(deps), draw(st.integers(1, 4))
+
+
+def _track(items, deps, limit):
+    """Add ``items`` in order to a FlagTracker; returns it and the max pressure seen."""
+    tracker = FlagTracker(limit, frozenset({"P"}))
+    worst = 0
+    for j, item in enumerate(items):
+        producers = [i for i, k in deps if k == j]
+        consumers = tuple(sorted({items[k].unit for i, k in deps if i == j
+                                  and items[k].unit and not items[k].inline}))
+        before = tracker.pressure()
+        predicted = {**before, **tracker.preview(item, producers, consumers)}
+        tracker.add(item, producers, consumers)
+        after = tracker.pressure()
+        assert {k: v for k, v in predicted.items() if v} == {k: v for k, v in after.items() if v}
+        worst = max([worst, *after.values()])
+    return tracker, worst
+
+
+@slow(400)
+@given(flag_problems())
+def test_tracker_is_plan_flags_one_item_at_a_time(problem):
+    items, deps, limit = problem
+    plan = plan_flags(items, deps, limit, frozenset({"P"}))
+    tracker, _ = _track(items, deps, limit)
+    assert bool(count_fallbacks(plan.ops)) == bool(sum(tracker.overflow.values()))
+    if not count_fallbacks(plan.ops):
+        ops = [dataclasses.astuple(s) for s in tracker.plan_ops()]
+        assert ops == [dataclasses.astuple(s) for s in plan.ops]
+        assert tracker.peak_events() == plan.peak_events
+
+
+@slow(400)
+@given(flag_problems())
+def test_pressure_within_limit_means_ids_never_run_out(problem):
+    items, deps, limit = problem
+    tracker, worst = _track(items, deps, limit)
+    if worst <= limit:
+        assert not any(tracker.overflow.values())
+
+
+def test_a_later_producer_covers_an_earlier_one():
+    """Broadcast and latest-producer rules: one flag for L0, L1 -> C1, C0 (C1 waits for L1)."""
+    items = [Item("MTE2"), Item("MTE2"), Item("V"), Item("V")]
+    tracker = FlagTracker(8)
+    tracker.add(items[0], [], ("V",))
+    tracker.add(items[1], [], ("V",))
+    assert tracker.pressure() == {("MTE2", "V"): 2}
+    tracker.add(items[3], [1], ())
+    assert tracker.pressure() == {("MTE2", "V"): 1}  # the id held by L1's flag, L0 covered
+    tracker.add(items[2], [0], ())
+    assert [s.kind for s in tracker.plan_ops()] == ["set", "wait"]
+
+
+def test_an_id_is_free_again_only_along_happens_before():
+    """L0 -> C0 then L1 -> C1: C0's wait does not happen-before L1's set, so two ids."""
+    tracker = FlagTracker(8)
+    for item, producers in ((Item("MTE2"), []), (Item("V"), [0]), (Item("MTE2"), []),
+                            (Item("V"), [2])):
+        tracker.add(item, producers, ("V",) if item.unit == "MTE2" else ())
+    events = [s.event for s in tracker.plan_ops() if s.kind == "set"]
+    assert events == [0, 1]
+    assert tracker.peak_events() == {"MTE2->V": 1}  # what insert-sync reports: program order
+
+
+# ------------------------------------------------------------------ segments: exact and heuristic
+
+
+@st.composite
+def segments(draw, max_nodes=7):
+    n = draw(st.integers(2, max_nodes))
+    units = draw(st.lists(st.sampled_from(["MTE2", "V", "MTE3"]), min_size=n, max_size=n))
+    durations = draw(st.lists(st.integers(1, 60), min_size=n, max_size=n))
+    deps = draw(st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))
+                        .filter(lambda d: d[0] < d[1]), max_size=2 * n))
+    return Segment(units, durations, deps=sorted(deps))
+
+
+def _topological_orders(segment: Segment):
+    for order in itertools.permutations(range(len(segment))):
+        if segment.is_topological(list(order)):
+            yield list(order)
+
+
+@slow(40)
+@given(segments(max_nodes=6), st.integers(1, 2))
+def test_exact_mode_is_exact_against_brute_force(segment, limit):
+    machine = Machine(limit, issue_cycles=0)  # CP-SAT's objective has no issue cycles
+    costs = [evaluate_order(segment, order, machine) for order in _topological_orders(segment)]
+    fitting = [c.makespan for c in costs if c.fits]
+    result = exact_order(segment, machine, seconds=20)
+    if not fitting:
+        assert result is None
+        return
+    assert result is not None and result.optimal
+    chosen = evaluate_order(segment, result.order, machine)
+    assert chosen.fits and result.makespan == chosen.makespan == min(fitting)
+
+
+@slow(60)
+@given(segments(max_nodes=14), st.integers(1, 3), st.sampled_from(["fit", "cycles"]))
+def test_heuristic_never_loses_to_the_original_order(segment, limit, objective):
+    machine = Machine(limit)
+    result = schedule_segment(segment, machine, "all", objective)
+    assert segment.is_topological(result.best.order)
+    original = result.original
+    if objective == "cycles":
+        assert result.best.makespan <= original.makespan
+    elif original.fits:
+        assert result.best.fits and result.best.makespan <= original.makespan
+    assert result.strict == result.best.fits or objective == "cycles"
+
+
+def test_forced_orders_that_need_two_ids_fall_back_to_relaxed():
+    """A0 -> A1 on u and B0 -> B1 on d are forced, nothing leads from d back to u."""
+    segment = Segment(["u", "d", "u", "d"], [5, 5, 5, 5],
+                      deps=[(0, 1), (0, 2), (1, 3), (2, 3)])
+    result = schedule_segment(segment, Machine(1))
+    assert not result.strict and result.best.fallbacks == 1
+    assert schedule_segment(segment, Machine(2)).strict
+
+
+def test_local_search_only_moves_within_dependences():
+    segment = Segment(["MTE2", "V", "MTE2", "V"], [30, 10, 30, 10], deps=[(0, 1), (2, 3)])
+    machine = Machine(8)
+    start = evaluate_order(segment, [0, 1, 2, 3], machine)
+    better = local_search(segment, machine, start, lambda c: (c.fallbacks, c.makespan))
+    assert segment.is_topological(better.order) and better.makespan <= start.makespan
+
+
+def test_exact_mode_declines_control_and_inline_nodes():
+    assert not supports(Segment(["V", None], [1, 1], control=[False, True]), 12)
+    assert not supports(Segment(["V", "S"], [1, 1], inline=[False, True]), 12)
+    assert not supports(Segment(["V"] * 13, [1] * 13), 12)
+
+
+def test_variants_have_distinct_names():
+    names = {Variant(s, a, b, c).name for s in ("min-max", "min-max-sum")
+             for a in (False, True) for b in (False, True) for c in (False, True)}
+    assert len(names) == 16
+
+
+# ------------------------------------------------------------------ IR programs
+
+UB = 'memref<16x16xf32, "UB">'
+GM = 'memref<16x16x16xf32, "GM">'
+TILE_GM = 'memref<16x16xf32, "GM">'
+
+
+def _tile_program(body: list[str], buffers: int = 12, name: str = "k") -> str:
+    """A function with GM arguments %x, %y (16 tiles each), UB buffers %u0.. and indices."""
+    lines = [f"func.func @{name}(%x: {GM}, %y: {GM}) {{",
+             "  %true = arith.constant true", "  %false = arith.constant false"]
+    lines += [f"  %c{i} = arith.constant {i} : index" for i in range(16)]
+    lines += [f"  %u{i} = memref.alloc() : {UB}" for i in range(buffers)]
+    lines += ["  " + line for chunk in body for line in chunk.split("\n")]
+    return "\n".join(lines + ["  func.return", "}"]) + "\n"
+
+
+def _load(index: str, buffer: int, tag: str) -> str:
+    return (f"%g{tag} = tile.slot %x[{index}] : {GM} -> {TILE_GM}\n"
+            f"tile.load %g{tag}, %u{buffer} : {TILE_GM}, {UB}")
+
+
+def _store(buffer: int, index: str, tag: str) -> str:
+    return (f"%s{tag} = tile.slot %y[{index}] : {GM} -> {TILE_GM}\n"
+            f"tile.store %u{buffer}, %s{tag} : {UB}, {TILE_GM}")
+
+
+def _vector(op: str, buffers: list[int]) -> str:
+    operands = ", ".join(f"%u{b}" for b in buffers)
+    return f"tile.{op} {operands} : {', '.join([UB] * len(buffers))}"
+
+
+_tags = itertools.count()
+
+
+@st.composite
+def tile_statements(draw, depth: int = 0, loop_var: str | None = None, straight: bool = False):
+    """Loads, vector ops and stores over 12 UB buffers, loops (0..3 trips) and ifs."""
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 8))):
+        kinds = ["load", "load", "vector", "vector", "store"]
+        if depth < 2 and not straight:
+            kinds += ["for", "if"]
+        kind = draw(st.sampled_from(kinds))
+        index = loop_var if loop_var and draw(st.booleans()) else f"%c{draw(st.integers(0, 15))}"
+        buffer = draw(st.integers(0, 11))
+        if kind == "load":
+            lines.append(_load(index, buffer, str(next(_tags))))
+        elif kind == "store":
+            lines.append(_store(buffer, index, str(next(_tags))))
+        elif kind == "vector":
+            op = draw(st.sampled_from(["exp", "add", "relu"]))
+            count = {"exp": 2, "add": 3, "relu": 2}[op]
+            lines.append(_vector(op, draw(st.lists(st.integers(0, 11), min_size=count,
+                                                   max_size=count))))
+        elif kind == "for":
+            var = f"%i{depth}"
+            body = draw(tile_statements(depth + 1, var))
+            lines.append(f"scf.for {var} = %c0 to %c{draw(st.integers(0, 3))} step %c1 {{")
+            lines += ["  " + line for chunk in body for line in chunk.split("\n")] + ["}"]
+        else:
+            then = draw(tile_statements(depth + 1, loop_var))
+            lines.append(f"scf.if {'%true' if draw(st.booleans()) else '%false'} {{")
+            lines += ["  " + line for chunk in then for line in chunk.split("\n")] + ["}"]
+    return lines
+
+
+def _run(text: str, pipeline: str, target: str = "ascend-a2"):
+    module = parse_text(text, "test.mlir")
+    env = PassEnv(load_target(target))
+    run_pipeline(module, parse_pass_pipeline(pipeline), env)
+    return module, env
+
+
+def _simulate(module, target: str = "ascend-a2"):
+    synced = parse_text(print_module(module), "synced.mlir")
+    return simulate(lower_module(synced, load_target(target)))
+
+
+def _nonzero(peaks: dict) -> dict:
+    return {k: v for k, v in peaks.items() if v}
+
+
+def _check_program(text: str, target: str = "ascend-a2") -> tuple:
+    """reorder-events,insert-sync: correct, equivalent, and the predictions hold."""
+    module, env = _run(text, "reorder-events,insert-sync", target)
+    result = _simulate(module, target)
+    assert result.ok, (print_module(module), result.races, result.deadlock, result.violations)
+    reference = lower_module(parse_text(text, "original.mlir"), load_target(target))
+    verdict = equivalent(reference, lower_module(module, load_target(target)))
+    assert verdict.equivalent, (print_module(module), verdict.mismatches, verdict.problems)
+    predicted = env.remarks["reorder_events"]
+    assert _nonzero(predicted["peak_events"]) == _nonzero(env.remarks["peak_events"])
+    limit = load_target(target).event_limit
+    for pair, live in _nonzero(result.peak_live_events).items():
+        assert live <= predicted["ids_used"][pair] <= limit  # the happens-before bound
+    return predicted, result
+
+
+@slow(150)
+@given(tile_statements(), st.sampled_from(["ascend-a2", "ascend-910a"]))
+def test_random_programs_stay_correct_and_insert_sync_peaks_are_predicted(body, target):
+    _check_program(_tile_program(body), target)
+
+
+@slow(100)
+@given(tile_statements(straight=True), st.sampled_from(["ascend-a2", "ascend-910a"]))
+def test_straight_line_cycles_and_live_events_are_predicted_exactly(body, target):
+    predicted, result = _check_program(_tile_program(body), target)
+    assert predicted["cycles"] == result.cycles
+    assert predicted["live_events"] == _nonzero(result.peak_live_events)
+
+
+def _batch_kernel(tiles: int) -> str:
+    """Every load first, then every vector op, then every store: > 8 live MTE2->V flags."""
+    loads = [_load(f"%c{t}", t, f"l{t}") for t in range(tiles)]
+    exps = [_vector("exp", [t, t]) for t in range(tiles)]
+    stores = [_store(t, f"%c{t}", f"s{t}") for t in range(tiles)]
+    return _tile_program(loads + exps + stores, buffers=tiles)
+
+
+def test_done_when_more_than_8_live_mte2_v_events_fit_without_costing_cycles():
+    text = _batch_kernel(12)
+    alone, alone_env = _run(text, "insert-sync")
+    assert alone_env.remarks["peak_events"]["MTE2->V"] == 8  # the limit, reached: ids ran out
+    assert "sync.barrier_all" in print_module(alone)
+    predicted, result = _check_program(text)
+    assert predicted["fallbacks"]["before"] > 0 and predicted["fallbacks"]["after"] == 0
+    assert max(predicted["ids_used"].values()) <= 8
+    assert result.cycles <= _simulate(alone).cycles
+    reordered, _ = _run(text, "reorder-events,insert-sync")
+    assert "sync.barrier_all" not in print_module(reordered)
+
+
+def test_nested_rewrites_survive_when_the_outer_order_does_not_change():
+    inner = [_load("%i0", t, f"n{t}") for t in range(10)] + [_vector("exp", [t, t])
+                                                            for t in range(10)]
+    body = (["scf.for %i0 = %c0 to %c2 step %c1 {"]
+            + ["  " + line for chunk in inner for line in chunk.split("\n")] + ["}"])
+    text = _tile_program(body)
+    module, env = _run(text, "reorder-events")
+    assert env.remarks["reorder_events"]["segments"]["changed"] == 1
+    printed = print_module(module)
+    first_exp = printed.index("tile.exp")
+    assert printed.count("tile.load", 0, first_exp) < 10  # vector work moved up in the body
+    _check_program(text)
+
+
+def test_compute_crosses_a_loop_it_does_not_depend_on():
+    """The source document's cross-control example. The loop runs on two units, so
+    insert-sync fences it with barrier_all: independent work after it runs faster before it."""
+    loop = ["scf.for %i0 = %c0 to %c2 step %c1 {",
+            "  " + _load("%i0", 4, "in").replace("\n", "\n  "), "  " + _vector("exp", [4, 5]),
+            "}"]
+    text = _tile_program([_load("%c0", 0, "a")] + loop + [_load("%c1", 2, "c"),
+                                                          _vector("exp", [2, 3])])
+    module, env = _run(text, "reorder-events")
+    printed = print_module(module)
+    assert printed.index("tile.load %gc") < printed.index("scf.for")
+    assert printed.index("tile.exp %u2") < printed.index("scf.for")
+    _check_program(text)
+
+
+def _relaxed_kernel(tiles: int = 6) -> str:
+    """Loads forced in order on MTE2 (each overwrites rows of the previous one), vector ops
+    forced in order on V (an accumulator); vector op t reads rows only load t wrote, so each
+    waits for its own load and nothing leads from V back to MTE2: ``tiles`` ids at least."""
+    rows = 16 * tiles + 8
+    big, gm = f'memref<{rows}x16xf32, "UB">', f'memref<{rows}x16xf32, "GM">'
+    wide_ub, wide_gm = 'memref<24x16xf32, "UB">', 'memref<24x16xf32, "GM">'
+    lines = [f"func.func @k(%x: {gm}, %y: {TILE_GM}) {{", "  %c0 = arith.constant 0 : index",
+             f"  %big = memref.alloc() : {big}", f"  %acc = memref.alloc() : {UB}"]
+    for t in range(tiles):
+        lines += [f"  %r{t} = arith.constant {16 * t} : index",
+                  f"  %g{t} = tile.view %x[%r{t}, %c0] {{sizes = array<i64: 24, 16>}} : "
+                  f"{gm} -> {wide_gm}",
+                  f"  %w{t} = tile.view %big[%r{t}, %c0] {{sizes = array<i64: 24, 16>}} : "
+                  f"{big} -> {wide_ub}",
+                  f"  tile.load %g{t}, %w{t} : {wide_gm}, {wide_ub}",
+                  f"  %h{t} = tile.view %big[%r{t}, %c0] {{sizes = array<i64: 16, 16>}} : "
+                  f"{big} -> {UB}",
+                  f"  tile.add %h{t}, %acc, %acc : {UB}, {UB}, {UB}"]
+    lines += [f"  tile.store %acc, %y : {UB}, {TILE_GM}", "  func.return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_relaxed_mode_warns_and_still_synchronizes_correctly():
+    text = _relaxed_kernel(6)
+    module, env = _run(text, "reorder-events", "ascend-910a")
+    warnings = [str(d) for d in env.diagnostics]
+    assert any("no order found" in w and "MTE2->V" in w for w in warnings), warnings
+    assert env.remarks["reorder_events"]["segments"]["relaxed"] == 1
+    _check_program(text, "ascend-910a")
+    _, fits = _run(text, "reorder-events", "ascend-a2")  # 8 ids are enough for 6 flags
+    assert not fits.diagnostics
+
+
+def test_pass_options_are_checked():
+    with pytest.raises(Exception, match="unknown strategy"):
+        parse_pass_pipeline("reorder-events{strategy=fastest}")
+    parse_pass_pipeline("reorder-events{strategy=min-max exact=true exact-size=8}")
+
+
+def test_exact_mode_runs_on_small_segments():
+    text = _batch_kernel(3)
+    _, env = _run(text, "reorder-events{exact=true exact-size=12 exact-seconds=5}")
+    report = env.remarks["reorder_events"]
+    assert report["segments"]["exact"] == 1 and report["exact_gaps"][0] >= 0.9
+
+
+def test_non_flag_targets_are_left_alone_with_a_warning():
+    text = _batch_kernel(2).replace('"UB"', '"shared"').replace('"GM"', '"global"')
+    module, env = _run(text, "reorder-events", "cuda-sm80")
+    assert any("not event flags" in str(d) for d in env.diagnostics)
