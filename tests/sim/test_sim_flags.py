@@ -194,3 +194,15 @@ def test_set_flag_waits_for_earlier_ops_on_its_unit():
     b.op("tile.store", "MTE3", 7, [b.whole(ub), b.whole(x)])
     result = simulate(b.build())
     assert result.ok and result.cycles == 57
+
+
+def test_issuer_waiting_for_a_flag_orders_what_it_issues_next():
+    b = TraceBuilder(ascend_machine())
+    x = b.buffer("x", (4, 4), "float32", "GM", True)
+    ub = b.buffer("ub", (4, 4), "float32", "UB")
+    b.op("tile.load", "MTE2", 50, [b.whole(x), b.whole(ub)])
+    _flag(b, "set_flag", "MTE2", "S", 0)
+    _flag(b, "wait_flag", "MTE2", "S", 0)
+    b.op("tile.store", "MTE3", 7, [b.whole(ub), b.whole(x)])
+    result = simulate(b.build())
+    assert result.ok and result.cycles == 57

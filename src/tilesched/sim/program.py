@@ -95,6 +95,7 @@ class _Compiler:
         self.flag_ids: dict[tuple, int] = {}
         self.ops: list[TraceOp] = []
         self.violations: list[tuple[str, str]] = []
+        self.flag_ops: dict[tuple, tuple] = {}
         self.buffers = trace.buffers
         self.ranks = [len(b.shape) for b in trace.buffers]
         self.groups = len(self.machine.issuers)
@@ -219,13 +220,17 @@ class _Compiler:
     def sync(self, op: TraceOp, issuer: int, index: int) -> tuple | None:
         """Translate one sync op (``None`` when this issuer group does not execute it)."""
         name, props = op.name, op.props
-        if name in ("sync.set_flag", "sync.wait_flag"):
-            flag = self.flag(op, issuer)
-            setting = name == "sync.set_flag"
-            agent = self.flags[flag].src if setting else self.flags[flag].dst
-            if agent == issuer:
-                return (ISET if setting else IWAIT, flag, index)
-            return (ENQ, agent, (SET if setting else WAIT, flag, index, ()))
+        if name == "sync.set_flag" or name == "sync.wait_flag":
+            key = (issuer, name, op.loc, props.get("src"), props.get("dst"), props.get("event"))
+            known = self.flag_ops.get(key)
+            if known is None:
+                known = self.flag_ops[key] = self.flag_op(op, issuer)
+            on_issuer, code, agent, flag, bad = known
+            if bad:
+                self.violations.append(bad)
+            if on_issuer:
+                return (code, flag, index)
+            return (ENQ, agent, (code, flag, index, ()))
         if name == "sync.pipe_barrier":
             agent = self.place(str(props.get("pipe", "")), issuer, op)
             return (NOP, index) if agent == issuer else (ENQ, agent, (PIPE_BARRIER, 0, index, ()))
@@ -246,6 +251,17 @@ class _Compiler:
         if name == "sync.setprio":
             return (PRIO, int(props.get("priority", 0)), index)
         return (NOP, index)
+
+    def flag_op(self, op: TraceOp, issuer: int) -> tuple:
+        """``(runs on the issuer, opcode, agent, flag, violation or None)`` for a flag op."""
+        found = len(self.violations)
+        flag = self.flag(op, issuer)
+        bad = self.violations.pop() if len(self.violations) > found else None
+        setting = op.name == "sync.set_flag"
+        agent = self.flags[flag].src if setting else self.flags[flag].dst
+        if agent == issuer:
+            return (True, ISET if setting else IWAIT, agent, flag, bad)
+        return (False, SET if setting else WAIT, agent, flag, bad)
 
     def group_op(self, op: TraceOp, issuer: int, index: int) -> tuple:
         """``commit_group`` / ``wait_group`` on a group queue (checked against the model)."""

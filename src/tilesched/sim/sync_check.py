@@ -18,6 +18,8 @@ and not yet consumed at one instant of the run.
 
 from __future__ import annotations
 
+import numpy as np
+
 from tilesched.sim.program import Program
 from tilesched.sim.result import Findings
 
@@ -27,29 +29,34 @@ INF = float("inf")
 def check_flags(p: Program, flag_sets: list[list], flag_waits: list[list],
                 findings: Findings) -> dict[str, int]:
     """Add flag violations to ``findings``; return the peak number of live flags per pair."""
-    intervals: dict[str, list[tuple]] = {}
+    intervals: dict[str, list[list]] = {}
     for f, flag in enumerate(p.flags):
         sets, waits = flag_sets[f], flag_waits[f]
-        dst = flag.dst
-        for k in range(1, len(sets)):
-            t_set, vc_set, _ = sets[k]
-            previous = waits[k - 1] if k - 1 < len(waits) else None
-            if previous is not None and previous[1] <= vc_set[dst]:
-                continue  # the consuming wait happens-before this set: the id was free
-            if previous is None or t_set <= previous[0]:
-                _double_set(p, flag, sets, k, findings)
-            else:
-                _unordered_reuse(p, flag, sets[k][2], previous[2], findings)
+        _check_reuses(p, flag, sets, waits, findings)
         if len(sets) > len(waits):
             last = p.ops[sets[len(waits)][2]]
             findings.add("flag-left-set", f"{last.loc}: flag {_name(flag)} set here is never waited "
                          f"for ({len(sets) - len(waits)} set(s) left at the end)")
-        spans = intervals.setdefault(flag.pair, [])
-        for k, (t, _, _) in enumerate(sets):
-            cleared = waits[k][0] if k < len(waits) else INF
-            spans.append((t, 1, 1))
-            spans.append((cleared, 2 if cleared == t else 0, -1))
-    return {pair: _peak(spans) for pair, spans in intervals.items()}
+        spans = intervals.setdefault(flag.pair, [[], []])
+        spans[0].extend(s[0] for s in sets)
+        spans[1].extend(w[0] for w in waits[:len(sets)])
+        spans[1].extend([INF] * (len(sets) - len(waits)))
+    return {pair: _peak(sets, clears) for pair, (sets, clears) in intervals.items()}
+
+
+def _check_reuses(p: Program, flag, sets: list, waits: list, findings: Findings) -> None:
+    """Judge every set after the first against the wait that consumed the set before it."""
+    dst = flag.dst
+    paired = min(len(sets) - 1, len(waits))  # sets 1..paired have their previous set consumed
+    unordered = [k for k, (s, w) in enumerate(zip(sets[1:paired + 1], waits, strict=False), 1)
+                 if w[1] > s[1][dst]]
+    for k in unordered:
+        if sets[k][0] <= waits[k - 1][0]:
+            _double_set(p, flag, sets, k, findings)
+        else:
+            _unordered_reuse(p, flag, sets[k][2], waits[k - 1][2], findings)
+    for k in range(paired + 1, len(sets)):
+        _double_set(p, flag, sets, k, findings)
 
 
 def _name(flag) -> str:
@@ -70,18 +77,22 @@ def _unordered_reuse(p: Program, flag, set_op: int, wait_op: int, findings: Find
                  f"happen-before it; some timing would set the flag twice")
 
 
-def _peak(spans: list[tuple]) -> int:
-    """Largest number of flags live at once.
+def _peak(sets: list, clears: list) -> int:
+    """Largest number of flags live at once (``clears[k]`` ends the flag set at ``sets[k]``).
 
     A flag is live from its set to the wait that clears it. At one instant, clears of flags set
     earlier come first, then sets, then clears of flags set at that same instant (a flag consumed
     the moment it is set still held its id).
     """
-    live = best = 0
-    for _, _, delta in sorted(spans):
-        live += delta
-        best = max(best, live)
-    return best
+    if not sets:
+        return 0
+    start = np.asarray(sets, dtype=np.float64)
+    end = np.asarray(clears, dtype=np.float64)
+    times = np.concatenate([start, end])
+    order = np.concatenate([np.ones(len(start)), np.where(end == start, 2.0, 0.0)])
+    delta = np.concatenate([np.ones(len(start)), -np.ones(len(end))])
+    live = np.cumsum(delta[np.lexsort((order, times))])
+    return int(live.max())
 
 
 def check_barriers(p: Program, bar_count: list[int], findings: Findings) -> None:
