@@ -51,6 +51,7 @@ builtin.module {
 
 
 def _timed(fn) -> float:
+    """Wall-clock seconds of one call (after a full collection)."""
     gc.collect()
     start = time.perf_counter()
     fn()
@@ -58,10 +59,12 @@ def _timed(fn) -> float:
 
 
 def _rate(ops: int, seconds: float) -> str:
+    """Thousands of ops per second."""
     return f"{ops / seconds / 1000:,.0f}k"
 
 
 def _ascend_rows() -> list[str]:
+    """Timing and verify throughput on the Ascend GEMM at each size."""
     rows = []
     for size in SIZES:
         trace = ascend_gemm(size // ASCEND_OPS_PER_ITER)
@@ -75,6 +78,7 @@ def _ascend_rows() -> list[str]:
 
 
 def _family_rows() -> list[str]:
+    """The same for the CUDA and AMD families at ~10^5 ops."""
     rows = []
     for label, trace in (("CUDA cp.async groups", cuda_pipeline(100_000 // 4, stages=3)),
                          ("AMD LDS barriers (2 groups)", amd_lds_gemm(100_000 // 16))):
@@ -87,6 +91,7 @@ def _family_rows() -> list[str]:
 
 
 def _functional_rows() -> list[str]:
+    """Functional replay throughput on 16x16-tile GEMMs."""
     rows = []
     for size in SIZES:
         trace = ascend_gemm(size // ASCEND_OPS_PER_ITER, tile=16)
@@ -98,6 +103,7 @@ def _functional_rows() -> list[str]:
 
 
 def _lowering_row() -> str:
+    """Unrolling an MLIR loop into a trace."""
     target = load_target("ascend-a2")
     module = parse_text(LOOP, "bench.mlir")
     iterations = 20_000

@@ -18,6 +18,7 @@ from tilesched.sim.functional import equivalent
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``equiv`` subcommand."""
     parser = sub.add_parser(
         "equiv", help="check that B computes what A means (numpy execution on seeded inputs)",
         description="Run A in program order and B with its simulated concurrency on the same "
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Lower both programs, compare them; 0 when equivalent, 1 otherwise."""
     target = target_from_args(args)
     reference = lower_file(args.a, target, args)
     candidate = lower_file(args.b, target, args)

@@ -20,6 +20,7 @@ from tilesched.sim.trace import TraceError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``sim`` subcommand."""
     parser = sub.add_parser(
         "sim", help="simulate a program: cycles vs. bound, races, deadlocks, sync violations",
         description="Unroll FILE's function, execute it on the target's machine model and check "
@@ -34,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_arg_option(parser: argparse.ArgumentParser) -> None:
+    """``--arg NAME=VALUE`` (repeatable), shared with ``equiv``."""
     parser.add_argument("--arg", action="append", metavar="NAME=VALUE", default=[],
                         help="value of a scalar function argument (repeatable), e.g. --arg n=16")
 
@@ -48,6 +50,7 @@ def lower_file(path: str, target, args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    """Lower, simulate, report; 0 when correct, 1 when faulty."""
     target = target_from_args(args)
     trace = lower_file(args.file, target, args)
     result = simulate(trace, record=bool(args.trace))

@@ -45,6 +45,7 @@ def write_chrome_trace(result: SimResult, path: str) -> None:
 
 
 def _metadata(machine: str, agents: list[str]) -> list[dict]:
+    """Process and thread names, tracks sorted like the agents."""
     events = [{"ph": "M", "name": "process_name", "pid": PID, "args": {"name": f"tilesched {machine}"}}]
     for tid, name in enumerate(agents):
         events.append({"ph": "M", "name": "thread_name", "pid": PID, "tid": tid, "args": {"name": name}})
@@ -54,15 +55,19 @@ def _metadata(machine: str, agents: list[str]) -> list[dict]:
 
 
 def _slice(name: str, cat: str, tid: int, ts, dur, args: dict) -> dict:
+    """A complete event (``ph: X``)."""
     return {"ph": "X", "name": name, "cat": cat, "pid": PID, "tid": tid, "ts": ts, "dur": dur,
             "args": args}
 
 
 class _FlowIds:
+    """Fresh ids for flow events."""
+
     def __init__(self) -> None:
         self.next = 0
 
     def take(self) -> int:
+        """The next unused id."""
         self.next += 1
         return self.next
 

@@ -108,6 +108,7 @@ def _ready(entries: dict, region) -> int:
 
 
 def _overlap(a, b) -> bool:
+    """True when two regions share an element."""
     for (alo, ahi), (blo, bhi) in zip(a, b, strict=True):
         if alo >= bhi or blo >= ahi:
             return False
@@ -115,6 +116,7 @@ def _overlap(a, b) -> bool:
 
 
 def _contains(outer, inner) -> bool:
+    """True when ``inner`` lies inside ``outer``."""
     for (olo, ohi), (ilo, ihi) in zip(outer, inner, strict=True):
         if ilo < olo or ihi > ohi:
             return False

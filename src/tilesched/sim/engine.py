@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import gc
 from collections import deque
-from dataclasses import dataclass
 
-from tilesched.sim.critical_path import lower_bound
 from tilesched.sim.happens_before import RaceDetector, RaceSide, join, with_epoch
+from tilesched.sim.outcome import build_result
 from tilesched.sim.program import (
     BALL,
     BAR,
@@ -49,32 +48,10 @@ from tilesched.sim.program import (
     Program,
     compile_trace,
 )
-from tilesched.sim.result import Blocked, Findings, SimResult
-from tilesched.sim.sync_check import check_barriers, check_flags
+from tilesched.sim.result import Findings, SimResult
 from tilesched.sim.trace import Trace
 
 INF = float("inf")
-
-
-@dataclass
-class Timeline:
-    """What happened when, kept only when recording (Chrome trace, functional replay).
-
-    ``ops``: ``(agent, start, end, op_index)`` per executed tile op, in a linear extension of
-    happens-before; ``stalls``: ``(agent, start, end, op_index)`` for sync ops that blocked;
-    ``flags``: per flag, its sets ``(time, vc, op)`` and waits ``(time, epoch, op)``;
-    ``barriers``: per barrier number, ``({issuer: arrival time}, release time or None)``.
-    ``agents`` names the agents, ``op_table`` maps op indices to trace ops, ``flag_table``
-    gives each flag's src/dst agents.
-    """
-
-    ops: list[tuple]
-    stalls: list[tuple]
-    flags: list[tuple[list, list]]
-    barriers: dict[int, tuple[dict, float | None]]
-    agents: list[str]
-    op_table: list
-    flag_table: list
 
 
 class Engine:
@@ -167,7 +144,7 @@ class Engine:
             del self.arb[first]
             self.forced = first
             self.push(first)
-        return self._result()
+        return build_result(self)
 
     # ------------------------------------------------------------------ issuers
 
@@ -521,6 +498,7 @@ class Engine:
         st.drain = max(st.drain, t)
 
     def _hazard_text(self, a: int, earlier: int, later: int) -> str:
+        """Detail of a ``pipe-hazard`` violation."""
         ops = self.p.ops
         return (f"{ops[later].loc}: {ops[later].name} on pipelined unit {self.p.agents[a].name} "
                 f"conflicts with {ops[earlier].name} at {ops[earlier].loc} with no pipe_barrier "
@@ -559,52 +537,6 @@ class Engine:
             views.append(min(others) if others else 1 << 62)
         return views
 
-    def _finished(self, a: int) -> bool:
-        """True when agent ``a`` will execute nothing more."""
-        if a < self.n_issuers:
-            return self.done[a]
-        owner = self.p.agents[a].owner
-        return self.done[owner] and self.head[a] >= len(self.items[a])
-
-    def _deadlock(self) -> list[Blocked] | None:
-        """Every agent left with work, and what it waits for."""
-        blocked = []
-        for i in range(self.n_issuers):
-            if not self.done[i]:
-                blocked.append(self._issuer_blocked(i))
-        for agent in self.p.agents[self.n_issuers:]:
-            a = agent.index
-            if self.head[a] < len(self.items[a]):
-                item = self.items[a][self.head[a]]
-                op = self.p.ops[item[2]]
-                blocked.append(Blocked(agent.name, op.name, op.loc, self._flag_text(item[1])))
-        return blocked or None
-
-    def _issuer_blocked(self, i: int) -> Blocked:
-        """Describe why issuer ``i`` cannot continue."""
-        ins = self.p.code[i][self.pc[i]]
-        op = self._issuer_op(ins)
-        reason = self.block[i]
-        name = self.p.agents[i].name
-        if reason is None:
-            text = "nothing (stopped)"
-        elif reason[0] == "flag":
-            text = self._flag_text(reason[1])
-        elif reason[0] == "barrier":
-            k = reason[1]
-            missing = [self.p.agents[j].name for j in range(self.n_issuers)
-                       if j not in self.arrivals.get(k, {})]
-            text = f"barrier #{k + 1} to be reached by {', '.join(missing)}"
-        else:
-            agent = self.p.agents[reason[1]]
-            text = (f"{agent.name} to finish its first {reason[2]} ops ({reason[3]}); "
-                    f"it finished {self.head[reason[1]]}")
-        return Blocked(name, op.name, op.loc, text)
-
-    def _issuer_op(self, ins: tuple):
-        """The trace op behind an issuer instruction."""
-        return self.p.ops[self._issuer_op_index(ins)]
-
     @staticmethod
     def _issuer_op_index(ins: tuple) -> int:
         """Index of the trace op behind an issuer instruction (see program.py's layouts)."""
@@ -617,58 +549,12 @@ class Engine:
             return ins[2][2]
         return ins[1]
 
-    def _flag_text(self, flag: int) -> str:
-        f = self.p.flags[flag]
-        sets, waits = len(self.flag_sets[flag]), len(self.flag_waits[flag])
-        return (f"flag {f.pair} event {f.event} (wait #{waits + 1}, but it was set "
-                f"{sets} time(s))")
-
-    def _cycles(self) -> int:
-        """Time at which the last agent finished."""
-        ends = [self.clock[i] for i in range(self.n_issuers)]
-        ends += [pm[-1] for pm in self.end_pm if pm]
-        ends += self.res_free
-        return int(max(ends, default=0))
-
-    def _result(self) -> SimResult:
-        """Assemble the SimResult after the run."""
-        deadlock = self._deadlock()
-        cycles = self._cycles()
-        peak = check_flags(self.p, self.flag_sets, self.flag_waits, self.findings)
-        if deadlock is None:
-            check_barriers(self.p, self.bar_count, self.findings)
-        units, agents = self._utilization(cycles)
-        bound, reason = lower_bound(self.p) if self.want_bound else (0, "not computed")
-        races = self.detector.races() if self.detector is not None else []
-        timeline = None
-        if self.records is not None:
-            timeline = Timeline(self.records, self.stalls,
-                                list(zip(self.flag_sets, self.flag_waits, strict=True)),
-                                {k: ({j: a[0] for j, a in arr.items()},
-                                     self.released.get(k, (None,))[0])
-                                 for k, arr in self.arrivals.items()},
-                                [a.name for a in self.p.agents], self.p.ops, self.p.flags)
-        return SimResult(self.trace.machine.name, cycles, bound, reason, units, races, deadlock,
-                         self.findings.list(), self.sync_ops, peak, self.tile_ops, agents, timeline)
-
-    def _utilization(self, cycles: int) -> tuple[dict, dict]:
-        """Busy cycles per machine unit (instances summed) and per agent."""
-        machine = self.trace.machine
-        units = {name: {"busy": 0, "instances": 0} for name in machine.units}
-        agents = {}
-        for agent in self.p.agents[self.n_issuers:]:
-            busy = self.busy[agent.index]
-            units[agent.unit]["busy"] += busy
-            units[agent.unit]["instances"] += 1
-            agents[agent.name] = {"busy": busy, "utilization": _ratio(busy, cycles)}
-        for r, name in enumerate(self.p.inline_units):
-            units[name]["busy"] = self.res_busy[r]
-            units[name]["instances"] = 1
-        for entry in units.values():
-            entry["utilization"] = _ratio(entry["busy"], cycles * max(entry["instances"], 1))
-            del entry["instances"]
-        return units, agents
-
+    def _finished(self, a: int) -> bool:
+        """True when agent ``a`` will execute nothing more."""
+        if a < self.n_issuers:
+            return self.done[a]
+        owner = self.p.agents[a].owner
+        return self.done[owner] and self.head[a] >= len(self.items[a])
 
 class _PipeState:
     """Bookkeeping of one pipelined unit: covered time, drain time, accesses since the last drain."""
@@ -691,11 +577,8 @@ class _PipeState:
 
 
 def _overlap(a, b) -> bool:
+    """True when two regions share an element."""
     return all(alo < bhi and blo < ahi for (alo, ahi), (blo, bhi) in zip(a, b, strict=True))
-
-
-def _ratio(busy: int, cycles: int) -> float:
-    return round(busy / cycles, 4) if cycles else 0.0
 
 
 def _accessing_agents(p: Program) -> list[int]:

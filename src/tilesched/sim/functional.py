@@ -55,6 +55,7 @@ class Memory:
                 self.arrays[(buf.id, group)] = values.copy()
 
     def root(self, buffer: int, group: int) -> np.ndarray:
+        """The array of a buffer (the group's own copy for private buffers)."""
         return self.arrays[(buffer, group if buffer in self.private else 0)]
 
     def read(self, access: Access, group: int = 0) -> np.ndarray:
@@ -80,6 +81,7 @@ class Memory:
 
 
 def _slices(region) -> tuple[slice, ...]:
+    """Numpy index of a region."""
     return tuple(slice(lo, hi) for lo, hi in region)
 
 
@@ -99,6 +101,7 @@ def _compute(op: TraceOp, memory: Memory, group: int) -> np.ndarray | None:
 
 
 def _destination(op: TraceOp) -> Access:
+    """The operand a tile op writes (its last memref operand)."""
     return [o for o in op.operands if isinstance(o, Access)][-1]
 
 

@@ -119,6 +119,7 @@ class _Lowering:
         self.block(fn.body.block)
 
     def _new_buffer(self, name: str, type_: MemRefType, argument: bool) -> _View:
+        """Add a root buffer of a memref type and return a view of all of it."""
         shape = memref_shape(type_)
         dtype = _DTYPES.get(str(type_.element_type), "float32")
         buf = Buffer(len(self.buffers), name, shape, dtype, memory_space(type_) or "", argument)
@@ -288,6 +289,7 @@ class _Lowering:
         self._emit(TraceOp(op.name, self.issuer, None, 0, (), props, str(location_of(op) or "?")))
 
     def _emit(self, trace_op: TraceOp) -> None:
+        """Append an op, refusing programs that unroll beyond :data:`MAX_OPS`."""
         if len(self.ops) >= MAX_OPS:
             raise TileschedError(f"the unrolled program exceeds {MAX_OPS} ops", trace_op.loc)
         self.ops.append(trace_op)
@@ -316,6 +318,7 @@ def _plain(attr):
 
 
 def _tile_props(op: TileOp) -> dict:
+    """A tile op's properties (and ``value`` / ``accumulate`` written as attributes)."""
     props = {name: _plain(attr) for name, attr in op.properties.items()}
     for name in ("value", "accumulate"):  # written as attributes in some generic forms
         if name not in props and name in op.attributes:
@@ -333,6 +336,7 @@ def _cmpi(op, a, b):
 
 
 def _trunc_div(a: int, b: int) -> int:
+    """Integer division rounding toward zero (``arith.divsi``)."""
     quotient = abs(a) // abs(b)
     return quotient if (a >= 0) == (b >= 0) else -quotient
 

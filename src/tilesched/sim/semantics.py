@@ -47,10 +47,12 @@ def _work(x: np.ndarray) -> np.ndarray:
 
 
 def _f32(x: np.ndarray) -> np.ndarray:
+    """float32 view of integer and 16/32-bit float data (float64 stays float64)."""
     return x.astype(np.float32) if x.dtype.kind in "fiub" and x.dtype != np.float64 else x
 
 
 def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """True division for floats, truncation toward zero for integers."""
     if a.dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu":
         return np.trunc(np.true_divide(a, b))
     return np.true_divide(a, b)
@@ -113,6 +115,7 @@ def _evaluate(name, inputs, scalars, props, out_shape, out_dtype):
 
 
 def _scalar(scalars: list):
+    """The scalar operand of ``adds`` / ``muls`` / ``maxs``."""
     if not scalars:
         raise ValueError("scalar tile op without a scalar operand")
     return scalars[0]

@@ -60,6 +60,7 @@ def _check_reuses(p: Program, flag, sets: list, waits: list, findings: Findings)
 
 
 def _name(flag) -> str:
+    """``SRC->DST event N`` for messages."""
     return f"{flag.pair} event {flag.event}"
 
 

@@ -38,6 +38,7 @@ def amd_machine() -> MachineModel:
 
 
 def _cycles(shape: tuple[int, ...], element_bytes: int, fixed: int, per_cycle: float) -> int:
+    """``fixed + ceil(bytes / bytes_per_cycle)``, the targets' latency model."""
     return fixed + math.ceil(math.prod(shape) * element_bytes / per_cycle)
 
 
@@ -63,6 +64,7 @@ def ascend_gemm(iters: int, tile: int = 64, *, event_limit: int = 8, back_edge: 
     mm = math.ceil(t / 16) * 21 + math.ceil(t ** 3 / 4096)
 
     def flag(kind: str, src: str, dst: str, slot: int, loc: str) -> None:
+        """Append a set_flag / wait_flag on the event of ``slot``."""
         b.op(f"sync.{kind}", props={"src": src, "dst": dst, "event": event_base + slot}, loc=loc)
 
     for i in range(iters):
@@ -117,6 +119,7 @@ def cuda_pipeline(iters: int, stages: int = 3, tile: int = 32, *, pending: int |
     mm = 4 + math.ceil(t ** 3 / 1024)
 
     def issue(k: int) -> None:
+        """The cp.async copies of K block ``k`` into slot ``k % stages``."""
         s = k % stages
         b.op("tile.load", "ASYNC0", load, [b.tile(a_gm, (0, k * t), (t, t)), b.slot(sa, s)],
              async_queue=0, loc="cuda:5:5")
