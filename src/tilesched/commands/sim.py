@@ -40,11 +40,11 @@ def add_arg_option(parser: argparse.ArgumentParser) -> None:
                         help="value of a scalar function argument (repeatable), e.g. --arg n=16")
 
 
-def lower_file(path: str, target, args: argparse.Namespace):
+def lower_file(path: str, target, args: argparse.Namespace, strict_args: bool = True):
     """Parse, verify and lower one file (bad input raises a located TileschedError)."""
     module = load_verified(path, target)
     try:
-        return lower_module(module, target, parse_arg_values(args.arg), args.function)
+        return lower_module(module, target, parse_arg_values(args.arg), args.function, strict_args)
     except TraceError as err:
         raise TileschedError(str(err), path) from None
 

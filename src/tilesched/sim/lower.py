@@ -85,8 +85,9 @@ class _Static:
 class _Lowering:
     """Interprets one function, appending trace ops for the first issuer."""
 
-    def __init__(self, target: Target, args: dict[str, int | float]):
+    def __init__(self, target: Target, args: dict[str, int | float], strict_args: bool = True):
         self.target = target
+        self.strict_args = strict_args
         self.machine = machine_model(target)
         self.args = dict(args)
         self.env: dict[SSAValue, object] = {}
@@ -111,7 +112,7 @@ class _Lowering:
                 raise TileschedError(f"function argument %{name} of @{fn.sym_name.data} needs a "
                                      f"value: pass --arg {name}=VALUE", location_of(fn))
         unknown = sorted(set(self.args) - used)
-        if unknown:
+        if unknown and self.strict_args:
             names = [a.name_hint for a in fn.body.block.args if not isinstance(a.type, MemRefType)]
             raise TileschedError(f"--arg {', '.join(unknown)}: @{fn.sym_name.data} has no such "
                                  f"scalar argument (scalar arguments: {', '.join(filter(None, names)) or 'none'})",
@@ -397,9 +398,13 @@ def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
 
 
 def lower_module(module: ModuleOp, target: Target, args: dict[str, int | float] | None = None,
-                 function: str | None = None) -> Trace:
-    """Unroll ``module``'s function into a trace for ``target`` (see the module docstring)."""
-    lowering = _Lowering(target, args or {})
+                 function: str | None = None, strict_args: bool = True) -> Trace:
+    """Unroll ``module``'s function into a trace for ``target`` (see the module docstring).
+
+    With ``strict_args`` an ``args`` entry the function does not take is an error (a typo in
+    ``--arg``); ``equiv`` relaxes this, since a transformed program may take fewer arguments.
+    """
+    lowering = _Lowering(target, args or {}, strict_args)
     lowering.function(find_function(module, function))
     return lowering.trace()
 
