@@ -1,0 +1,15 @@
+// Two ops cannot take the same position in the kernel.
+// RUN: not %tilesched opt %s -p software-pipeline --target ascend-a2 2>&1 | %filecheck %s
+// CHECK-NOT: Traceback
+func.func @k(%a: memref<64x64xf16, "GM">, %b: memref<64x64xf16, "GM">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %ub = memref.alloc() : memref<64x64xf16, "UB">
+  scf.for %i = %c0 to %c4 step %c1 {
+    tile.load %a, %ub {tile.stage = 0, tile.order = 0} : memref<64x64xf16, "GM">, memref<64x64xf16, "UB">
+    // CHECK: diag_duplicate_order.mlir:[[# @LINE + 1]]:5: error: duplicate tile.order = 0: 'tile.store' and 'tile.load' (at {{.*}}diag_duplicate_order.mlir:[[# @LINE - 1]]:5) cannot both run at position 0 of the kernel
+    tile.store %ub, %b {tile.stage = 1, tile.order = 0} : memref<64x64xf16, "UB">, memref<64x64xf16, "GM">
+  }
+  func.return
+}
