@@ -19,6 +19,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tilesched.analysis.dependence import (
+    UNKNOWN,
+    Dependence,
+    block_dependences,
+    buffer_name,
+    kind_of,
+)
+from tilesched.analysis.effects import effects_of
 from tilesched.ir import parse_text, print_module
 from tilesched.schedule.event_schedule import (
     Machine,
@@ -392,6 +400,41 @@ def test_relaxed_mode_warns_and_still_synchronizes_correctly():
     _check_program(text, "ascend-910a")
     _, fits = _run(text, "reorder-events", "ascend-a2")  # 8 ids are enough for 6 flags
     assert not fits.diagnostics
+
+
+def _reference_block_dependences(ops):
+    """block_dependences as first written (all pairs compared): the indexed version must agree."""
+    effects = [effects_of(op) for op in ops]
+    by_root: dict = {}
+    found: dict = {}
+    for j, eff in enumerate(effects):
+        if eff.unknown:
+            for i in range(j):
+                if effects[i].accesses or effects[i].unknown:
+                    found.setdefault((i, j, UNKNOWN), Dependence(i, j, UNKNOWN, "*"))
+        for access in eff.accesses:
+            for i, earlier in by_root.get(access.region.root, []):
+                kind = kind_of(earlier, access)
+                if kind and i != j:
+                    found.setdefault((i, j, kind), Dependence(i, j, kind, buffer_name(access.region)))
+        for i in range(j):
+            if effects[i].unknown and eff.accesses:
+                found.setdefault((i, j, UNKNOWN), Dependence(i, j, UNKNOWN, "*"))
+        for access in eff.accesses:
+            by_root.setdefault(access.region.root, []).append((j, access))
+    return sorted(found.values(), key=lambda d: (d.src, d.dst, d.kind))
+
+
+@slow(100)
+@given(tile_statements())
+def test_indexed_block_dependences_agree_with_all_pairs(body):
+    text = _tile_program(body) + _relaxed_kernel(3).replace("@k", "@r")
+    module = parse_text(text, "deps.mlir")
+    for op in module.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                ops = list(block.ops)
+                assert block_dependences(ops) == _reference_block_dependences(ops)
 
 
 def test_pass_options_are_checked():

@@ -11,7 +11,7 @@ smallest such distance ``d``.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from math import gcd
 
@@ -51,26 +51,104 @@ def buffer_name(region: Region) -> str:
 
 
 def block_dependences(ops: list[Operation]) -> list[Dependence]:
-    """All ordered pairs (i < j) of ``ops`` that must not be swapped, one edge per kind."""
+    """All ordered pairs (i < j) of ``ops`` that must not be swapped, one edge per kind.
+
+    Earlier accesses are indexed per root buffer (:class:`_RootAccesses`), so a read is only
+    compared with earlier writes, and a region with constant offsets only with earlier
+    regions whose first-dimension interval overlaps it (plus every symbolic one); two
+    constant regions are compared as boxes. The cost follows the number of conflicts, not
+    the square of the block's length.
+    """
     effects = [effects_of(op) for op in ops]
-    by_root: dict[object, list[tuple[int, Access]]] = defaultdict(list)
+    by_root: dict[object, _RootAccesses] = {}
     found: dict[tuple[int, int, str], Dependence] = {}
+    effectful: list[int] = []   # ops with accesses or unknown effects, in order
+    unknown: list[int] = []     # ops with unknown effects, in order
     for j, eff in enumerate(effects):
         if eff.unknown:
-            for i in range(j):
-                if effects[i].accesses or effects[i].unknown:
-                    found.setdefault((i, j, UNKNOWN), Dependence(i, j, UNKNOWN, "*"))
-        for access in eff.accesses:
-            for i, earlier in by_root[access.region.root]:
-                kind = kind_of(earlier, access)
-                if kind and i != j:
-                    found.setdefault((i, j, kind), Dependence(i, j, kind, buffer_name(access.region)))
-        for i in range(j):
-            if effects[i].unknown and eff.accesses:
+            for i in effectful:
                 found.setdefault((i, j, UNKNOWN), Dependence(i, j, UNKNOWN, "*"))
         for access in eff.accesses:
-            by_root[access.region.root].append((j, access))
-    return sorted(found.values(), key=lambda d: (d.src, d.dst, d.kind))
+            index = by_root.get(access.region.root)
+            if index is None:
+                continue
+            box = _box(access)
+            for i, earlier, earlier_box in index.candidates(access, box):
+                kind = _box_kind(earlier, earlier_box, access, box)
+                if kind and (i, j, kind) not in found:
+                    found[(i, j, kind)] = Dependence(i, j, kind, buffer_name(access.region))
+        if eff.accesses:
+            for i in unknown:
+                found.setdefault((i, j, UNKNOWN), Dependence(i, j, UNKNOWN, "*"))
+        for access in eff.accesses:
+            by_root.setdefault(access.region.root, _RootAccesses()).add(j, access, _box(access))
+        if eff.unknown:
+            unknown.append(j)
+        if eff.accesses or eff.unknown:
+            effectful.append(j)
+    return [found[key] for key in sorted(found)]  # by (src, dst, kind)
+
+
+def _box_kind(first: Access, first_box, second: Access, second_box) -> str | None:
+    """:func:`kind_of`, with a shortcut when both regions are constant boxes."""
+    if first_box is None or second_box is None:
+        return kind_of(first, second)
+    if not (first.write or second.write):
+        return None
+    for (s1, e1), (s2, e2) in zip(first_box, second_box, strict=True):
+        if s2 >= e1 or s1 >= e2:
+            return None
+    if first.write and second.write:
+        return WAW
+    return RAW if first.write else WAR
+
+
+class _RootAccesses:
+    """Earlier accesses of one root buffer, split by read/write and by constant/symbolic region.
+
+    Constant regions are kept sorted by the start of their first dimension; two constant
+    regions whose first-dimension intervals do not overlap are disjoint, so only those that
+    overlap are compared. Symbolic regions are always candidates.
+    """
+
+    def __init__(self) -> None:
+        self.starts = ([], [])     # per write flag: sorted first-dimension starts
+        self.constant = ([], [])   # per write flag: (index, access, box), same order
+        self.longest = [0, 0]      # per write flag: longest first-dimension interval
+        self.symbolic = ([], [])   # per write flag: (index, access, None)
+
+    def add(self, index: int, access: Access, box) -> None:
+        kind = int(access.write)
+        if box is None:
+            self.symbolic[kind].append((index, access, None))
+            return
+        start, end = box[0]
+        position = bisect_right(self.starts[kind], start)
+        self.starts[kind].insert(position, start)
+        self.constant[kind].insert(position, (index, access, box))
+        self.longest[kind] = max(self.longest[kind], end - start)
+
+    def candidates(self, access: Access, box) -> list:
+        """Earlier ``(index, access, box)`` entries that may conflict with ``access``."""
+        found = []
+        for kind in ((0, 1) if access.write else (1,)):
+            found.extend(self.symbolic[kind])
+            if box is None:
+                found.extend(self.constant[kind])
+                continue
+            start, end = box[0]
+            low = bisect_right(self.starts[kind], start - self.longest[kind])
+            high = bisect_left(self.starts[kind], end)
+            found.extend(self.constant[kind][low:high])
+        return found
+
+
+def _box(access: Access) -> tuple[tuple[int, int], ...] | None:
+    """``[start, end)`` per dimension when every start is a constant (and there is one), else None."""
+    dims = access.region.dims
+    if not dims or not all(isinstance(d.start, Affine) and d.start.is_constant for d in dims):
+        return None
+    return tuple((d.start.const, d.start.const + d.size) for d in dims)
 
 
 def loop_carried_dependences(loop: scf.ForOp) -> list[Dependence]:
