@@ -388,3 +388,67 @@ def test_unannotated_loops_are_left_alone():
     text = _two_op_loop("", "")
     out, _ = pipelined(text, "ascend-a2", "software-pipeline")
     assert out == print_module(parse_text(text))
+
+
+PRE_LOOP_ASYNC = """
+func.func @k(%a: memref<256x32xf16, "global">, %w: memref<32x32xf16, "global">, %out: memref<256x32xf16, "global">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %wsh = memref.alloc() : memref<32x32xf16, "shared">
+  %sh = memref.alloc() : memref<32x32xf16, "shared">
+  %r = memref.alloc() : memref<32x32xf16, "local">
+  tile.load %w, %wsh : memref<32x32xf16, "global">, memref<32x32xf16, "shared">
+  scf.for %i = %c0 to %c8 step %c1 {
+    %off = arith.muli %i, %c32 : index
+    %src = tile.view %a[%off, %c0] {sizes = array<i64: 32, 32>} : memref<256x32xf16, "global"> -> memref<32x32xf16, "global">
+    tile.add %wsh, %wsh, %r {tile.stage = 0, tile.order = 0} : memref<32x32xf16, "shared">, memref<32x32xf16, "shared">, memref<32x32xf16, "local">
+    tile.load %src, %sh {tile.stage = 0, tile.order = 1} : memref<32x32xf16, "global">, memref<32x32xf16, "shared">
+    tile.add %sh, %r, %r {tile.stage = 1, tile.order = 2} : memref<32x32xf16, "shared">, memref<32x32xf16, "local">, memref<32x32xf16, "local">
+    %dst = tile.view %out[%off, %c0] {sizes = array<i64: 32, 32>} : memref<256x32xf16, "global"> -> memref<32x32xf16, "global">
+    tile.store %r, %dst {tile.stage = 1, tile.order = 3} : memref<32x32xf16, "local">, memref<32x32xf16, "global">
+  }
+  func.return
+}
+"""
+
+
+def test_async_copy_before_the_loop_is_completed_first():
+    out, _ = pipelined(PRE_LOOP_ASYNC, "cuda-sm80")
+    assert out.index("sync.commit_group 0\n    sync.wait_group 0 {pending = 0 : i64}") < \
+        out.index("tile.add")
+    check_equivalent(PRE_LOOP_ASYNC, out, "cuda-sm80")
+
+
+def test_single_stage_only_reorders():
+    text = chain_program("cuda-sm80", [0, 0, 0, 0], [0, 1, 2, 3], 5)
+    out, env = pipelined(text, "cuda-sm80")
+    assert env.remarks["software-pipeline"][0]["stages"] == 1
+    assert "memref<2x" not in out
+    check_equivalent(text, out, "cuda-sm80")
+
+
+@pytest.mark.parametrize("target", ["amd-gfx950", "amd-gfx1250"])
+def test_barrier_targets_stay_correct(target):
+    text = """
+func.func @k(%a: memref<128x32xf16, "global">, %out: memref<128x32xf16, "global">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %lds = memref.alloc() : memref<32x32xf16, "LDS">
+  %r = memref.alloc() : memref<32x32xf16, "local">
+  scf.for %i = %c0 to %c4 step %c1 {
+    %off = arith.muli %i, %c32 : index
+    %src = tile.view %a[%off, %c0] {sizes = array<i64: 32, 32>} : memref<128x32xf16, "global"> -> memref<32x32xf16, "global">
+    tile.load %src, %lds {tile.stage = 0, tile.order = 0} : memref<32x32xf16, "global">, memref<32x32xf16, "LDS">
+    tile.copy %lds, %r {tile.stage = 1, tile.order = 1} : memref<32x32xf16, "LDS">, memref<32x32xf16, "local">
+    %dst = tile.view %out[%off, %c0] {sizes = array<i64: 32, 32>} : memref<128x32xf16, "global"> -> memref<32x32xf16, "global">
+    tile.store %r, %dst {tile.stage = 1, tile.order = 2} : memref<32x32xf16, "local">, memref<32x32xf16, "global">
+  }
+  func.return
+}
+"""
+    out, _ = pipelined(text, target, "software-pipeline,insert-sync")
+    check_equivalent(text, out, target)

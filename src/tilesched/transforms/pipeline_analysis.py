@@ -22,7 +22,7 @@ from xdsl.ir import Operation, SSAValue
 from tilesched.analysis.affine import Affine, constant_value
 from tilesched.analysis.dependence import block_dependences, min_conflict_distance
 from tilesched.analysis.effects import Access, effects_of
-from tilesched.analysis.regions import Interval, Region
+from tilesched.analysis.regions import Interval, Region, root_region
 from tilesched.analysis.units import op_route
 from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
 from tilesched.schedule.pipeline_stages import RAW, UNKNOWN, WAR, WAW, Edge, StagedOp
@@ -198,3 +198,35 @@ def async_queue(op: Operation, target: Target) -> int | None:
         return rule.async_queue
     mapped = [r.async_queue for r in target.routes if r.unit == unit.name and r.async_queue is not None]
     return mapped[0] if mapped else 0
+
+
+def async_before(loop: scf.ForOp, target: Target) -> dict[int, set[SSAValue]]:
+    """Per queue, roots written by async ops issued before ``loop`` (in program order) that
+    no ``wait_group`` with pending 0 has completed yet."""
+    pending: dict[int, set[SSAValue]] = defaultdict(set)
+    for op in _ops_before(loop):
+        if op.name == "sync.wait_group" and op.properties.get("pending") is not None \
+                and op.properties["pending"].value.data == 0:
+            pending.pop(op.properties["queue"].value.data, None)
+        elif isinstance(op, TileOp) and not isinstance(op, ViewOp | SlotOp | StageBorderOp):
+            queue = async_queue(op, target)
+            if queue is not None and op.written() is not None:
+                pending[queue].add(root_region(op.written()).root)
+    return pending
+
+
+def _ops_before(op: Operation) -> list[Operation]:
+    """Ops that run before ``op`` in program order: earlier ops of each enclosing block (with
+    everything nested in them), outermost first."""
+    chain = []
+    while op.parent_block() is not None:
+        earlier = []
+        for other in op.parent_block().ops:
+            if other is op:
+                break
+            earlier.extend(other.walk())
+        chain.append(earlier)
+        op = op.parent_op()
+        if op is None:
+            break
+    return [o for earlier in reversed(chain) for o in earlier]

@@ -29,14 +29,15 @@ from tilesched.transforms.pipeline_emit import IterCtx, PipelineEmitter
 from tilesched.transforms.sync_common import make_wait_group
 
 
-def emit_plan(emitter: PipelineEmitter, plan: Plan, unroll: int = 1) -> list[Operation]:
-    """The ops replacing the loop: constants first, then the pipelined code."""
+def emit_plan(emitter: PipelineEmitter, plan: Plan, unroll: int = 1,
+              prefix: list[Operation] | None = None) -> list[Operation]:
+    """The ops replacing the loop: constants, ``prefix``, then the pipelined code."""
     if plan.trip_relative:
         _emit_dynamic(emitter, plan, unroll)
     else:
         _emit_static(emitter, plan, unroll)
     constants = [op for op in emitter.constants if op.results[0].uses]
-    return constants + emitter.math.out
+    return constants + (prefix or []) + emitter.math.out
 
 
 def _absolute(items: list[Item], base: int) -> list[Item]:

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from tilesched.analysis.affine import constant_value
+from tilesched.analysis.effects import effects_of
 from tilesched.diagnostics import TileschedError
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import ORDER, STAGE
@@ -44,7 +45,7 @@ from tilesched.schedule.pipeline_stages import (
 )
 from tilesched.schedule.pipeline_waits import Plan, build_template, dynamic_plan, static_plan
 from tilesched.transforms.pass_base import PassEnv, TilePass
-from tilesched.transforms.pipeline_analysis import LoopModel, build_model
+from tilesched.transforms.pipeline_analysis import LoopModel, async_before, build_model
 from tilesched.transforms.pipeline_checks import (
     check_value_flow,
     raise_violations,
@@ -53,6 +54,7 @@ from tilesched.transforms.pipeline_checks import (
 from tilesched.transforms.pipeline_codegen import emit_plan
 from tilesched.transforms.pipeline_emit import MultiBuffer, PipelineEmitter
 from tilesched.transforms.pipeline_loop import annotated_loops, is_pure, split_body
+from tilesched.transforms.sync_common import make_commit, make_wait_group
 
 
 def pipeline_loop(loop: scf.ForOp, env: PassEnv, option: int = 0) -> None:
@@ -73,7 +75,7 @@ def pipeline_loop(loop: scf.ForOp, env: PassEnv, option: int = 0) -> None:
     plan = make_plan(loop, model, template, edges)
     unroll = unroll_factor(choice, env, option)
     emitter = PipelineEmitter(loop, parts.staged, template, buffers)
-    new_ops = emit_plan(emitter, plan, unroll)
+    new_ops = emit_plan(emitter, plan, unroll, _complete_earlier_async(model, env))
     _inherit_annotations(loop, new_ops)
     block = loop.parent_block()
     block.insert_ops_before(new_ops, loop)
@@ -154,6 +156,17 @@ def _check_capacity(loop: scf.ForOp, grown: dict[SSAValue, int], env: PassEnv) -
                 f"({', '.join(items)}), but target '{env.target.name}' has {spec.capacity} "
                 f"bytes; bring the stages of these buffers' producers and consumers closer",
                 location_of(loop))
+
+
+def _complete_earlier_async(model: LoopModel, env: PassEnv) -> list[Operation]:
+    """Group targets: a commit and ``wait 0`` for async copies issued before the loop into
+    buffers it accesses (the pipeline's own waits count only its own groups)."""
+    if env.target.sync != "groups":
+        return []
+    roots = {access.region.root for op in model.parts.staged for access in effects_of(op).accesses}
+    queues = [q for q, written in sorted(async_before(model.loop, env.target).items())
+              if written & roots]
+    return [op for q in queues for op in (make_commit(q), make_wait_group(q, 0))]
 
 
 def _inherit_annotations(loop: scf.ForOp, new_ops: list[Operation]) -> None:
