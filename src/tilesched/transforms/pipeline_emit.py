@@ -19,27 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i1
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilesched.analysis.affine import constant_value
 from tilesched.ir.tile import SlotOp
 from tilesched.schedule.pipeline_waits import COMMIT, OP, WAIT, Item, Template
+from tilesched.transforms.pipeline_index import IndexMath, constants_before
 from tilesched.transforms.pipeline_loop import ANNOTATIONS, is_pure
 from tilesched.transforms.sync_common import make_commit, make_wait_group
-
-_FOLD = {
-    "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b,
-    "arith.muli": lambda a, b: a * b, "arith.remui": lambda a, b: a % b if b else None,
-    "arith.floordivsi": lambda a, b: a // b if b else None,
-    "arith.divui": lambda a, b: a // b if b else None,
-    "arith.minsi": min, "arith.maxsi": max,
-}
-_CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "slt": lambda a, b: a < b,
-        "sle": lambda a, b: a <= b, "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b,
-        "ult": lambda a, b: a < b, "ule": lambda a, b: a <= b, "ugt": lambda a, b: a > b,
-        "uge": lambda a, b: a >= b}
-_CMP_NAMES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
 
 
 @dataclass
@@ -62,99 +50,6 @@ class IterCtx:
     period: int = 1
 
 
-class IndexMath:
-    """Appends index arithmetic to the current op list, folding constants."""
-
-    def __init__(self, constants: list[Operation]):
-        self.constants = constants
-        self.pool: dict[tuple[int, str], SSAValue] = {}
-        self.known: dict[SSAValue, int] = {}
-        self.out: list[Operation] = []
-        self.out_id = 0  # names the current op list (scopes and reuse never cross lists)
-        self.lists = 0
-        self.memo: dict[tuple, SSAValue] = {}
-
-    def const(self, value: int, bool_: bool = False) -> SSAValue:
-        key = (value, "i1" if bool_ else "index")
-        if key not in self.pool:
-            op = arith.ConstantOp(IntegerAttr(value, i1 if bool_ else IndexType()))
-            op.result.name_hint = None if bool_ else (f"c{value}" if value >= 0 else f"c_{-value}")
-            self.constants.append(op)
-            self.pool[key] = op.result
-            self.known[op.result] = value
-        return self.pool[key]
-
-    def value_of(self, v: SSAValue) -> int | None:
-        """The constant value of ``v`` if known."""
-        if v not in self.known:
-            known = constant_value(v) if isinstance(v.owner, arith.ConstantOp) else None
-            if known is None:
-                return None
-            self.known[v] = known
-        return self.known[v]
-
-    def emit(self, op: Operation) -> SSAValue:
-        self.out.append(op)
-        return op.results[0] if op.results else None
-
-    def arith(self, op: Operation) -> SSAValue:
-        """Emit index arithmetic, reusing an identical op of the current op list."""
-        key = (self.out_id, op.name, tuple(op.operands))
-        if key not in self.memo:
-            self.memo[key] = self.emit(op)
-        return self.memo[key]
-
-    def seed(self, values: list[SSAValue]) -> None:
-        """Reuse existing index constants (defined before the loop) for the pool."""
-        for value in values:
-            known = constant_value(value)
-            if known is not None and isinstance(value.type, IndexType):
-                self.pool.setdefault((known, "index"), value)
-                self.known[value] = known
-
-    def val(self, x: int | SSAValue) -> SSAValue:
-        return self.const(x) if isinstance(x, int) else x
-
-    def add(self, a: int | SSAValue, b: int) -> int | SSAValue:
-        if not isinstance(a, int) and self.value_of(a) is not None:
-            a = self.value_of(a)
-        if isinstance(a, int):
-            return a + b
-        if b == 0:
-            return a
-        if b < 0:
-            return self.arith(arith.SubiOp(a, self.const(-b)))
-        return self.arith(arith.AddiOp(a, self.const(b)))
-
-    def sub(self, a: int | SSAValue, b: int | SSAValue) -> int | SSAValue:
-        if not isinstance(b, int) and self.value_of(b) is not None:
-            b = self.value_of(b)
-        if isinstance(b, int):
-            return self.add(a, -b)
-        return self.arith(arith.SubiOp(self.val(a), b))
-
-    def mul(self, a: int | SSAValue, b: int | SSAValue) -> int | SSAValue:
-        if isinstance(a, int) and isinstance(b, int):
-            return a * b
-        if b == 1 or a == 0:
-            return a
-        if a == 1 or b == 0:
-            return b
-        return self.arith(arith.MuliOp(self.val(a), self.val(b)))
-
-    def plus(self, a: int | SSAValue, b: int | SSAValue) -> int | SSAValue:
-        if isinstance(b, int):
-            return self.add(a, b)
-        if isinstance(a, int):
-            return self.add(b, a)
-        return self.arith(arith.AddiOp(a, b))
-
-    def rem(self, a: int | SSAValue, n: int) -> int | SSAValue:
-        if isinstance(a, int):
-            return a % n
-        return self.arith(arith.RemUIOp(a, self.const(n)))
-
-
 @dataclass
 class LoopBounds:
     """The original loop's bounds (SSA values, and their constants when known)."""
@@ -165,10 +60,12 @@ class LoopBounds:
     iv: SSAValue
 
     def constant(self, which: str) -> int | None:
+        """The constant value of ``lb``, ``ub`` or ``step``, if it is one."""
         return constant_value(getattr(self, which))
 
     @property
     def unit_step(self) -> bool:
+        """Is the step the constant 1?"""
         return self.constant("step") == 1
 
 
@@ -186,15 +83,17 @@ class PipelineEmitter:
         self.constants: list[Operation] = []
         self.math = IndexMath(self.constants)
         self.scopes: dict[tuple[int, str, int], dict[SSAValue, SSAValue]] = {}
-        self.math.seed(_constants_before(loop))
+        self.math.seed(constants_before(loop))
 
     # ------------------------------------------------------------------ iterations
 
     def _lb(self) -> int | SSAValue:
+        """The lower bound, as an integer when constant."""
         c = self.bounds.constant("lb")
         return c if c is not None else self.bounds.lb
 
     def _step(self) -> int | SSAValue:
+        """The step, as an integer when constant."""
         c = self.bounds.constant("step")
         return c if c is not None else self.bounds.step
 
@@ -220,6 +119,7 @@ class PipelineEmitter:
     # ------------------------------------------------------------------ cloning
 
     def scope(self, ctx: IterCtx, offset: int) -> dict[SSAValue, SSAValue]:
+        """Value map of one iteration in the current op list (clones made there are reused)."""
         key = (self.math.out_id, ctx.kind, offset)
         return self.scopes.setdefault(key, {})
 
@@ -238,6 +138,7 @@ class PipelineEmitter:
         return mapping.get(value, value)
 
     def _slot(self, root: SSAValue, ctx: IterCtx, offset: int) -> SSAValue:
+        """``tile.slot`` of a multi-buffered root for the item's iteration."""
         buf = self.buffers[root]
         if ctx.kind == "kernel" and ctx.period % buf.slots == 0:
             index = offset % buf.slots
@@ -248,31 +149,16 @@ class PipelineEmitter:
         return self.math.emit(slot)
 
     def _clone_pure(self, op: Operation, ctx: IterCtx, offset: int) -> None:
+        """Clone (or fold) a pure body op for one iteration."""
         mapping = self.scope(ctx, offset)
         operands = [self.lookup(v, ctx, offset) for v in op.operands]
-        folded = self._fold(op, operands)
+        folded = self.math.fold(op, operands)
         if folded is not None:
             mapping[op.results[0]] = folded
             return
         clone = op.clone(value_mapper=mapping)
         _strip(clone)
         self.math.emit(clone)
-
-    def _fold(self, op: Operation, operands: list[SSAValue]) -> SSAValue | None:
-        if isinstance(op, arith.ConstantOp) and isinstance(op.result.type, IndexType):
-            return self.math.const(self.math.value_of(op.result))
-        values = [self.math.value_of(v) for v in operands]
-        if None in values or len(op.results) != 1 or len(values) != 2:
-            return None
-        if not all(isinstance(v.type, IndexType) for v in operands):
-            return None
-        if op.name in _FOLD:
-            result = _FOLD[op.name](*values)
-            return None if result is None else self.math.const(result)
-        if isinstance(op, arith.CmpiOp):
-            predicate = _CMP_NAMES[op.predicate.value.data]
-            return self.math.const(int(_CMP[predicate](*values)), bool_=True)
-        return None
 
     def emit_op(self, op: Operation, ctx: IterCtx, offset: int) -> None:
         """Clone staged ``op`` for one iteration (a conditional on a constant is inlined)."""
@@ -356,25 +242,7 @@ class PipelineEmitter:
         self.math.emit(scf.ForOp(self.math.val(lb), self.math.val(ub), step, [], block))
 
 
-def _constants_before(op: Operation) -> list[SSAValue]:
-    """Results of ``arith.constant`` ops that dominate ``op`` (earlier in enclosing blocks)."""
-    found = []
-    while op.parent_block() is not None:
-        for other in op.parent_block().ops:
-            if other is op:
-                break
-            if isinstance(other, arith.ConstantOp):
-                found.append(other.result)
-        op = op.parent_op()
-        if op is None:
-            break
-    return found
-
-
 def _strip(op: Operation) -> None:
+    """Drop the scheduling annotations from a clone."""
     for key in ANNOTATIONS:
         op.attributes.pop(key, None)
-
-
-def is_memref(value: SSAValue) -> bool:
-    return isinstance(value.type, MemRefType)

@@ -131,6 +131,7 @@ def allocate_slots(model: LoopModel, choice: SlotChoice, env: PassEnv) -> dict[S
 
 
 def _bytes(kind: MemRefType) -> int:
+    """Size of a memref in bytes."""
     return math.prod(memref_shape(kind)) * element_bytes(kind)
 
 
@@ -194,6 +195,7 @@ class SoftwarePipelinePass(TilePass):
     unroll: int = 0  # kernel unroll; 0: automatic (see unroll_factor)
 
     def run(self, module: ModuleOp, env: PassEnv) -> None:
+        """Check every annotated loop, then pipeline them inner first."""
         if self.unroll < 0:
             raise TileschedError(f"software-pipeline: unroll must be >= 0, got {self.unroll}")
         loops = annotated_loops(module)
