@@ -161,8 +161,9 @@ def _check_capacity(loop: scf.ForOp, grown: dict[SSAValue, int], env: PassEnv) -
 
 def _complete_earlier_async(model: LoopModel, env: PassEnv) -> list[Operation]:
     """Group targets: a commit and ``wait 0`` for async copies issued before the loop into
-    buffers it accesses (the pipeline's own waits count only its own groups)."""
-    if env.target.sync != "groups":
+    buffers it accesses (the pipeline's own waits count only its own groups). A loop that
+    is itself a staged op of an outer pipelined loop is ordered by that loop's waits."""
+    if env.target.sync != "groups" or STAGE in model.loop.attributes:
         return []
     roots = {access.region.root for op in model.parts.staged for access in effects_of(op).accesses}
     queues = [q for q, written in sorted(async_before(model.loop, env.target).items())
