@@ -16,6 +16,7 @@ machine: expect +-15 % noise.
 from __future__ import annotations
 
 import gc
+import os
 import time
 
 from tilesched.ir import parse_text
@@ -115,8 +116,12 @@ def _lowering_row() -> str:
 
 def run() -> str:
     """The Markdown section for BENCHMARKS.md."""
+    load = os.getloadavg()[0]
     lines = [
         "## Simulator throughput",
+        "",
+        f"1-minute load average when the run started: {load:.1f} on {os.cpu_count()} cores "
+        "(other jobs share the machine; higher load, lower figures).",
         "",
         "Simulated ops (tile + sync) per second. *timing*: trace compilation + timing engine;",
         "*verify*: what `tilesched sim` runs (timing, happens-before races, sync violations,",

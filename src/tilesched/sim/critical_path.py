@@ -50,7 +50,7 @@ def busiest_unit(p: Program) -> tuple[str, int]:
 
 def critical_path(code: list[tuple]) -> int:
     """Longest RAW chain (sum of durations) through one issuer's tile ops in program order."""
-    writers: dict[int, dict] = {}  # buffer -> {region: finish}, oldest first
+    writers: dict[int, list] = {}  # buffer -> [{region: finish} oldest first, pairwise disjoint]
     longest = 0
     for ins in code:
         if ins[0] != ENQ and ins[0] != INLINE:
@@ -61,10 +61,11 @@ def critical_path(code: list[tuple]) -> int:
         start = 0
         for buf, region, write, _ in item[3]:
             if not write:
-                entries = writers.get(buf)
-                if entries:
-                    ready = entries.get(region)
-                    if ready is None or len(entries) > 1:
+                entry = writers.get(buf)
+                if entry:
+                    entries, disjoint = entry
+                    ready = entries.get(region) if disjoint else None
+                    if ready is None:
                         ready = _ready(entries, region)
                     if ready > start:
                         start = ready
@@ -77,17 +78,26 @@ def critical_path(code: list[tuple]) -> int:
     return longest
 
 
-def _record_write(writers: dict[int, dict], buf: int, region, finish: int) -> None:
-    """Make ``region`` the newest write of ``buf``, dropping older writes it covers."""
-    entries = writers.get(buf)
-    if entries is None:
-        writers[buf] = {region: finish}
+def _record_write(writers: dict[int, list], buf: int, region, finish: int) -> None:
+    """Make ``region`` the newest write of ``buf``, dropping older writes it covers.
+
+    While a buffer's written regions are pairwise disjoint (slots, tiles), a read of exactly
+    one of them depends on that write alone, which :func:`critical_path` uses as a fast path.
+    """
+    entry = writers.get(buf)
+    if entry is None:
+        writers[buf] = [{region: finish}, True]
+        return
+    entries = entry[0]
+    if region in entries and entry[1]:
+        del entries[region]  # disjoint from every other entry: nothing else is covered
+        entries[region] = finish
         return
     entries.pop(region, None)
-    if entries:
-        covered = [r for r in entries if _contains(region, r)]
-        for r in covered:
-            del entries[r]
+    for other in [r for r in entries if _contains(region, r)]:
+        del entries[other]
+    if entry[1]:
+        entry[1] = not any(_overlap(region, r) for r in entries)
     entries[region] = finish
 
 
