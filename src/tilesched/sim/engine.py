@@ -66,8 +66,9 @@ class Engine:
         self._init_state(record)
         self.detector = None
         if check_races:
+            self.accessing, solo = _memory_users(self.p)
             self.detector = RaceDetector(self._describe, self.p.buffer_label,
-                                         self._live_views, self.p.position)
+                                         self._live_views, self.p.position, solo)
 
     def _init_state(self, record: bool) -> None:
         """Per-agent arrays (indexed by agent), flags, groups, barriers."""
@@ -113,7 +114,7 @@ class Engine:
         self.pipe = {a.index: _PipeState() for a in p.agents if a.pipelined}
         self.records = [] if record else None
         self.stalls = [] if record else None
-        self.accessing = _accessing_agents(p)
+        self.accessing: list[int] = []
 
     # ------------------------------------------------------------------ driver
 
@@ -581,16 +582,22 @@ def _overlap(a, b) -> bool:
     return all(alo < bhi and blo < ahi for (alo, ahi), (blo, bhi) in zip(a, b, strict=True))
 
 
-def _accessing_agents(p: Program) -> list[int]:
-    """Agents that execute at least one op touching memory (the only ones pruning must respect)."""
-    found = set()
+def _memory_users(p: Program) -> tuple[list[int], set[int]]:
+    """Agents that touch memory at all (the only ones pruning must respect), and the buffers
+    only one agent ever touches (no race is possible on them, so the detector skips them)."""
+    users: dict[int, set[int]] = {}
     for i, code in enumerate(p.code):
         for ins in code:
-            if ins[0] == INLINE and ins[2][3]:
-                found.add(i)
-            elif ins[0] == ENQ and ins[2][0] == TILE and ins[2][3]:
-                found.add(ins[1])
-    return sorted(found)
+            if ins[0] == INLINE:
+                agent = i
+            elif ins[0] == ENQ and ins[2][0] == TILE:
+                agent = ins[1]
+            else:
+                continue
+            for access in ins[2][3]:
+                users.setdefault(access[0], set()).add(agent)
+    agents = sorted(set().union(*users.values())) if users else []
+    return agents, {buf for buf, who in users.items() if len(who) == 1}
 
 
 def simulate(trace: Trace, check_races: bool = True, record: bool = False,

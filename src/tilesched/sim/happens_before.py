@@ -69,12 +69,14 @@ class RaceDetector:
     """Access histories per (buffer, agent) and the races found so far.
 
     ``describe(op_index, agent) -> RaceSide`` and ``buffer_name(buffer_id)`` turn raw indices into
-    report text; ``order(op_index)`` is a sort key deciding which side is reported ``first``; ``live_views()`` returns, for each agent ``b``, the smallest ``vc[b]`` over all
+    report text; ``order(op_index)`` is a sort key deciding which side is reported ``first``;
+    ``skip`` holds buffers only one agent ever touches (nothing to check or remember); ``live_views()`` returns, for each agent ``b``, the smallest ``vc[b]`` over all
     other agents that may still access memory (used for pruning), or ``None`` to skip pruning.
     """
 
-    def __init__(self, describe, buffer_name, live_views=None, order=None):
+    def __init__(self, describe, buffer_name, live_views=None, order=None, skip=frozenset()):
         self.describe = describe
+        self.skip = skip
         self.order = order or (lambda op: op)
         self.buffer_name = buffer_name
         self.live_views = live_views
@@ -86,8 +88,10 @@ class RaceDetector:
 
     def access(self, agent: int, vc: tuple[int, ...], epoch: int, op: int, accesses) -> None:
         """Check and record the accesses ``(buffer, region, is_write, key)`` of one op."""
-        history = self.history
+        history, skip = self.history, self.skip
         for buf, region, write, key in accesses:
+            if buf in skip:
+                continue
             per = history.get(buf)
             if per is None:
                 per = history[buf] = {}
