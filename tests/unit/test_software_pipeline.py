@@ -250,12 +250,28 @@ def test_accumulator_carried_across_iterations():
 
 
 def test_unroll_option_and_flag_target_overlap():
-    text = chain_program("ascend-a2", [0, 1, 2, 3], [3, 2, 1, 0], 12)
-    out, _ = pipelined(text, "ascend-a2")
-    assert "barrier_all" not in out.split("scf.for")[1].split("}")[0]
+    reversed_orders = chain_program("ascend-a2", [0, 1, 2, 3], [3, 2, 1, 0], 12)
+    out, env = pipelined(reversed_orders, "ascend-a2")
+    assert set(env.remarks["software-pipeline"][0]["slots"].values()) == {1}  # readers first
+    check_equivalent(reversed_orders, out, "ascend-a2")
+    text = chain_program("ascend-a2", [0, 1, 2, 3], [0, 1, 2, 3], 12)
+    out, env = pipelined(text, "ascend-a2")
+    assert set(env.remarks["software-pipeline"][0]["slots"].values()) == {2}
+    kernel = _kernel_text(out)
+    assert "sync.wait_flag" in kernel and "barrier_all" not in kernel
+    assert "step %c2" in kernel.splitlines()[0]  # unrolled twice: every slot index constant
+    assert "arith.remui" not in kernel
     for unroll in (1, 3):
         out, env = pipelined(text, "ascend-a2", f"software-pipeline{{unroll={unroll}}},insert-sync")
         check_equivalent(text, out, "ascend-a2")
+
+
+def _kernel_text(out: str) -> str:
+    """The first top-level kernel ``scf.for`` of a printed function, up to its closing brace."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("    scf.for"))
+    end = next(i for i in range(start, len(lines)) if lines[i] == "    }")
+    return "\n".join(lines[start:end + 1])
 
 
 @st.composite
@@ -272,12 +288,19 @@ def schedules(draw):
 
 
 @SETTINGS
-@given(schedules(), st.sampled_from(list(CHAINS)), st.integers(0, 7), st.booleans())
-def test_random_schedules_are_race_free_and_equivalent(schedule, target, trips, dynamic):
+@given(schedules(), st.sampled_from(list(CHAINS)), st.integers(0, 7), st.booleans(),
+       st.sampled_from([(0, 1), (2, 1), (1, 3)]), st.sampled_from([None, 1, 3]))
+def test_random_schedules_are_race_free_and_equivalent(schedule, target, trips, dynamic, bounds,
+                                                       accumulate):
     stages, orders = schedule
-    text = chain_program(target, stages, orders, None if dynamic else trips)
+    lb, step = bounds
+    if accumulate is not None:
+        accumulate = max(accumulate, stages[2])  # the accumulator reads the third op's result
+    text = chain_program(target, stages, orders, None if dynamic else trips, lb=lb, step=step,
+                         accumulate=accumulate)
     out, _ = pipelined(text, target)
-    check_equivalent(text, out, target, {"n": trips} if dynamic else None)
+    n = lb + trips * step
+    check_equivalent(text, out, target, {"n": n} if dynamic else None)
 
 
 NESTED = """
