@@ -1,0 +1,185 @@
+"""The ``modulo-schedule`` pass: Rau-style modulo scheduling of tile loops.
+
+For each innermost ``scf.for`` whose body holds tile ops (and no stage annotations yet), the
+pass builds the IR-independent scheduling graph of ``schedule/graph.py``:
+
+- a node per tile op, on the resource of its unit (capacity 1), occupying and lasting the
+  op's duration from the target's latency model (``latency`` property if given);
+- an edge per intra-iteration dependence (RAW, WAR, WAW; distance 0), and per loop-carried
+  dependence with its iteration distance (``analysis.loop_carried_dependences``);
+- *buffer-reuse edges*: a loop-carried WAR / WAW on a buffer the function allocates can be
+  relaxed by multi-buffering (``software-pipeline`` gives it slots), so its distance becomes
+  ``distance + slots - 1`` for ``slots`` buffers (option ``slots``, default 2). Dependences on
+  function arguments keep their distance.
+
+It then calls :func:`schedule.modulo.modulo_schedule` (or the CP-SAT exact mode with
+``exact=true``) and writes ``tile.stage = start // II`` and ``tile.order`` (the op's position
+in the steady-state body: by ``start mod II``, then start, then program order) on every tile op,
+``tile.async`` on ops of asynchronous units (cp.async), and ``tile.ii`` on the loop, for
+``software-pipeline`` to expand. Options: ``num_stages`` (cap, 0 = none), ``max_ii`` (0 = none),
+``exact``, ``slots``. A loop that cannot be scheduled is left unchanged with a warning naming
+the op, its footprint, the conflicting rows and the refusing resource.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import memref, scf
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, UnitAttr, i64
+from xdsl.ir import Operation
+
+from tilesched.analysis.dependence import (
+    block_dependences,
+    buffer_name,
+    loop_carried_dependences,
+)
+from tilesched.analysis.effects import effects_of
+from tilesched.analysis.units import op_route
+from tilesched.ir.tile import ASYNC, ORDER, STAGE
+from tilesched.ir.types import element_bytes, memref_shape
+from tilesched.schedule.graph import GraphError, ScheduleGraph
+from tilesched.schedule.modulo import modulo_schedule
+from tilesched.schedule.modulo_exact import exact_min_ii
+from tilesched.target.model import OperandShape, Target
+from tilesched.transforms.pass_base import PassEnv, TilePass
+from tilesched.transforms.sync_common import body_ops
+
+II_ATTR = "tile.ii"
+
+
+@dataclass(frozen=True)
+class ModuloSchedulePass(TilePass):
+    """Write tile.stage / tile.order on innermost tile loops from a modulo schedule."""
+
+    name = "modulo-schedule"
+    num_stages: int = 0
+    max_ii: int = 0
+    exact: bool = False
+    slots: int = 2
+
+    def run(self, module: ModuleOp, env: PassEnv) -> None:
+        reports = env.remarks.setdefault("modulo", [])
+        for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
+            if _schedulable(loop, env.target):
+                reports.append(self.schedule_loop(loop, env))
+
+    def schedule_loop(self, loop: scf.ForOp, env: PassEnv) -> dict:
+        """Schedule one loop body and annotate it; returns a report for the remarks."""
+        nodes = _tile_nodes(loop, env.target)
+        graph = build_loop_graph(loop, nodes, env.target, self.slots)
+        try:
+            result = modulo_schedule(graph, max_ii=self.max_ii or None,
+                                     max_stages=self.num_stages or None)
+        except GraphError as err:
+            env.warn(f"loop not modulo-scheduled: {err}", loop)
+            return {"scheduled": False, "reason": str(err)}
+        starts, ii, method = result.starts, result.ii, "heuristic"
+        if ii is None:
+            failure = result.failures[-1].text() if result.failures else "no II up to the cap"
+            env.warn(f"loop not modulo-scheduled (MII {result.mii}): {failure}", loop)
+            return {"scheduled": False, "mii": result.mii}
+        if self.exact:
+            exact = exact_min_ii(graph, upper=ii, time_limit=10.0, workers=2)
+            if exact.ii is not None and exact.ii < ii and exact.starts:
+                starts, ii, method = exact.starts, exact.ii, "exact"
+        annotate(loop, nodes, starts, ii, env.target)
+        return {"scheduled": True, "ii": ii, "mii": result.mii, "stages": max(
+            starts.values(), default=0) // ii + 1, "method": method}
+
+
+def _schedulable(loop: scf.ForOp, target: Target) -> bool:
+    """Innermost loops with tile work and no stage annotations of the user's.
+
+    A nested conditional is allowed when all its tile work runs on one unit (it is then a
+    node on that unit, e.g. the first-iteration matmul without ``accumulate``).
+    """
+    ops = body_ops(loop.body.block)
+    if any(op.regions and _region_unit(op, target) is None for op in ops):
+        return False
+    tiles = [op for op in ops if _unit(op, target) is not None]
+    return bool(tiles) and not any(STAGE in op.attributes for op in ops)
+
+
+def _region_unit(op: Operation, target: Target) -> str | None:
+    """The single unit running all tile work nested in a conditional, else None."""
+    if not isinstance(op, scf.IfOp):
+        return None
+    units = {rule.unit for inner in op.walk() if (rule := op_route(inner, target))}
+    has_sync = any(inner.name.startswith("sync.") for inner in op.walk())
+    return units.pop() if len(units) == 1 and not has_sync else None
+
+
+def _unit(op: Operation, target: Target) -> str | None:
+    if op.regions:
+        return _region_unit(op, target)
+    rule = op_route(op, target)
+    return rule.unit if rule else None
+
+
+def _tile_nodes(loop: scf.ForOp, target: Target) -> dict[int, Operation]:
+    """Body index -> op that runs on a unit (a tile op, or a one-unit conditional)."""
+    return {i: op for i, op in enumerate(body_ops(loop.body.block)) if _unit(op, target)}
+
+
+def op_cycles(op: Operation, target: Target) -> int:
+    """The op's duration: its ``latency`` property, else the target's latency model; a
+    conditional lasts as long as its longer branch."""
+    if isinstance(op, scf.IfOp):
+        return max(sum(op_cycles(inner, target) for inner in block.ops if op_route(inner, target))
+                   for region in op.regions for block in region.blocks)
+    if op.latency is not None:
+        return op.latency.value.data
+    rule = op_route(op, target)
+    shapes = [OperandShape(memref_shape(v.type), element_bytes(v.type))
+              for v in op.operands if isinstance(v.type, MemRefType)]
+    return max(1, target.cycles(op.name, rule, shapes))
+
+
+def build_loop_graph(loop: scf.ForOp, nodes: dict[int, Operation], target: Target,
+                     slots: int) -> ScheduleGraph:
+    """The scheduling graph of a loop body (see the module docstring)."""
+    graph = ScheduleGraph()
+    for unit in sorted({_unit(op, target) for op in nodes.values()}):
+        graph.add_resource(unit, 1)
+    for i, op in nodes.items():
+        cycles = op_cycles(op, target)
+        graph.add_node(f"n{i}", _unit(op, target), latency=cycles, occupancy=cycles, name=op.name)
+    ops = body_ops(loop.body.block)
+    for dep in block_dependences(ops):
+        if dep.src in nodes and dep.dst in nodes:
+            graph.add_edge(f"n{dep.src}", f"n{dep.dst}")
+    all_ops = list(loop.body.block.ops)
+    index = {id(op): i for i, op in enumerate(ops)}
+    for dep in loop_carried_dependences(loop):
+        src, dst = index.get(id(all_ops[dep.src])), index.get(id(all_ops[dep.dst]))
+        if src in nodes and dst in nodes:
+            distance = dep.distance
+            if dep.kind in ("WAR", "WAW") and _is_allocated(dep, all_ops):
+                distance += max(slots, 1) - 1
+            graph.add_edge(f"n{src}", f"n{dst}", distance=distance)
+    return graph
+
+
+def _is_allocated(dep, ops: list[Operation]) -> bool:
+    """Is the dependence on a buffer the function allocates (so it can be multi-buffered)?"""
+    for access in effects_of(ops[dep.dst]).accesses:
+        if buffer_name(access.region) == dep.buffer:
+            return isinstance(access.region.root.owner, memref.AllocOp)
+    return False
+
+
+def annotate(loop: scf.ForOp, nodes: dict[int, Operation], starts: dict[str, int], ii: int,
+             target: Target) -> None:
+    """Write tile.stage / tile.order / tile.async on the ops and tile.ii on the loop."""
+    ranked = sorted(nodes, key=lambda i: (starts[f"n{i}"] % ii, starts[f"n{i}"], i))
+    for order, i in enumerate(ranked):
+        op = nodes[i]
+        op.attributes[STAGE] = IntegerAttr(starts[f"n{i}"] // ii, i64)
+        op.attributes[ORDER] = IntegerAttr(order, i64)
+        if target.units[_unit(op, target)].kind == "async":
+            op.attributes[ASYNC] = UnitAttr()
+    loop.attributes[II_ATTR] = IntegerAttr(ii, i64)
+
+
+PASS = ModuloSchedulePass
