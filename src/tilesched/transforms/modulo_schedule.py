@@ -36,7 +36,7 @@ from tilesched.analysis.dependence import (
 )
 from tilesched.analysis.effects import effects_of
 from tilesched.analysis.units import op_route
-from tilesched.ir.tile import ASYNC, ORDER, STAGE
+from tilesched.ir.tile import ASYNC, ORDER, STAGE, StageBorderOp
 from tilesched.ir.types import element_bytes, memref_shape
 from tilesched.schedule.graph import GraphError, ScheduleGraph
 from tilesched.schedule.modulo import modulo_schedule
@@ -89,7 +89,7 @@ class ModuloSchedulePass(TilePass):
 
 
 def _schedulable(loop: scf.ForOp, target: Target) -> bool:
-    """Innermost loops with tile work and no stage annotations of the user's.
+    """Innermost loops with tile work, no stage annotations of the user's, no stage borders.
 
     A nested conditional is allowed when all its tile work runs on one unit (it is then a
     node on that unit, e.g. the first-iteration matmul without ``accumulate``).
@@ -97,6 +97,8 @@ def _schedulable(loop: scf.ForOp, target: Target) -> bool:
     ops = body_ops(loop.body.block)
     if any(op.regions and _region_unit(op, target) is None for op in ops):
         return False
+    if any(isinstance(op, StageBorderOp) for op in ops):
+        return False  # stage borders mark a warp-pipeline loop, scheduled by warp-pipeline
     tiles = [op for op in ops if _unit(op, target) is not None]
     return bool(tiles) and not any(STAGE in op.attributes for op in ops)
 
