@@ -88,7 +88,8 @@ def _emit_dynamic(emitter: PipelineEmitter, plan: Plan, unroll: int) -> None:
         pipelined()
         return
     enough = m.emit(arith.CmpiOp(trips, m.const(lead), "sge"))
-    m.emit(emitter.make_if(enough, pipelined, short))
+    has_short = any(plan.short) or plan.short_drain
+    m.emit(emitter.make_if(enough, pipelined, short if has_short else None))
 
 
 def _dynamic_kernel(emitter: PipelineEmitter, plan: Plan, trips: SSAValue, unroll: int) -> None:
