@@ -161,6 +161,7 @@ class Walk:
 
     steps: list[list[Item]]
     issue_at: dict[tuple[int, int], int] = field(default_factory=dict)
+    guard_of: dict[tuple[int, int], int] = field(default_factory=dict)
     done_at: dict[tuple[int, int], int] = field(default_factory=dict)
     undrained: set[int] = field(default_factory=set)  # queues with groups not known complete
 
@@ -211,6 +212,7 @@ def solve(template: Template, ops: dict[int, StagedOp], edges: Iterable[Edge],
                     queues.learn(queue, item.guard, need, position)
                     position += 1
                 walk.issue_at[(item.ref, item.iteration)] = position
+                walk.guard_of[(item.ref, item.iteration)] = item.guard
             out.append(item)
             position += 1
         walk.steps.append(out)
@@ -238,17 +240,25 @@ def _needs(item: Item, into, ops, template: Template, ordinal, walk: Walk) -> di
 
 
 def _record_completion(walk: Walk, template: Template, ops, ordinal, queues: _Queues) -> None:
-    """Fill ``done_at`` for async instances and the queues left with unknown groups."""
+    """Fill ``done_at`` for async instances, and ``undrained``: queues where, for some trip
+    count (guard level), a group holding real work is not known complete at the end."""
+    needed: dict[int, dict[int, int]] = defaultdict(dict)  # queue -> guard -> newest ordinal
     for (op_id, it) in walk.issue_at:
         positions = []
         for queue in ops[op_id].queues:
             k = ordinal.get((template.group_of[(op_id, queue)], it))
             positions.append(queues.done_pos.get((queue, k), float("inf")))
+            guard = walk.guard_of[(op_id, it)]
+            needed[queue][guard] = max(needed[queue].get(guard, -1), k)
         if positions:
             walk.done_at[(op_id, it)] = max(positions)
-    for queue, count in queues.count.items():
-        if queues.covered(queue, 0) < count - 1:
-            walk.undrained.add(queue)
+    for queue, by_guard in needed.items():
+        levels = sorted(set(by_guard) | set(queues.known[queue]))
+        newest = -1
+        for level in levels:
+            newest = max(newest, by_guard.get(level, -1))
+            if queues.covered(queue, level) < newest:
+                walk.undrained.add(queue)
 
 
 @dataclass
