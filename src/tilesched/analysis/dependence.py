@@ -68,11 +68,11 @@ def block_dependences(ops: list[Operation]) -> list[Dependence]:
         if eff.unknown:
             for i in effectful:
                 found.setdefault((i, j, UNKNOWN), Dependence(i, j, UNKNOWN, "*"))
-        for access in eff.accesses:
+        boxes = [_box(access) for access in eff.accesses]
+        for access, box in zip(eff.accesses, boxes, strict=True):
             index = by_root.get(access.region.root)
             if index is None:
                 continue
-            box = _box(access)
             for i, earlier, earlier_box in index.candidates(access, box):
                 kind = _box_kind(earlier, earlier_box, access, box)
                 if kind and (i, j, kind) not in found:
@@ -80,8 +80,8 @@ def block_dependences(ops: list[Operation]) -> list[Dependence]:
         if eff.accesses:
             for i in unknown:
                 found.setdefault((i, j, UNKNOWN), Dependence(i, j, UNKNOWN, "*"))
-        for access in eff.accesses:
-            by_root.setdefault(access.region.root, _RootAccesses()).add(j, access, _box(access))
+        for access, box in zip(eff.accesses, boxes, strict=True):
+            by_root.setdefault(access.region.root, _RootAccesses()).add(j, access, box)
         if eff.unknown:
             unknown.append(j)
         if eff.accesses or eff.unknown:

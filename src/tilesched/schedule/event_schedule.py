@@ -27,8 +27,9 @@ Several variants of that key (events first or speed first; *paced* or eager flag
 run, each finished order is evaluated exactly — the flags insert-sync will plan
 (:func:`evaluate_order`) and the cycles they cost (:func:`replay_makespan`) — and the best is
 kept: an order that fits the limit, then fewer cycles, then the original order on ties.
-When no variant fits (strict mode fails), the same variants run relaxed and the fastest
-order wins; the caller reports this with a warning.
+When no variant fits (strict mode fails), or every fitting order is slower than the
+original one, the same variants run relaxed and the fastest order wins; the caller reports
+this with a warning.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from tilesched.schedule.flag_plan import (
     SET,
     WAIT,
     FlagTracker,
+    Item,
     SyncOp,
     count_fallbacks,
     ids_used,
@@ -64,8 +66,9 @@ from tilesched.schedule.list_schedule import (
 from tilesched.schedule.segment import Segment
 
 STRATEGIES = ("min-max-sum", "min-sum-max", "min-max")
-CANDIDATES_PER_UNIT = 4   # ready nodes ranked per unit when the ready set is large
-LARGE_SEGMENT = 1500      # above this, only the requested strategy's variants run
+CANDIDATES_PER_UNIT = 2   # ready nodes ranked per unit (by index, by critical path)
+SMALL_SEGMENT = 200       # up to this size, strategy "all" tries the three pick strategies
+LARGE_SEGMENT = 1500      # above this, four variants run
 SEARCH_SEGMENT = 60       # local search polishes the chosen order of segments up to this size
 SEARCH_EVALUATIONS = 200  # exact evaluations the local search may spend
 
@@ -119,8 +122,9 @@ class SegmentSchedule:
 
     best: OrderCost
     original: OrderCost
-    strict: bool
+    strict: bool  # the chosen order fits the event limit
     tried: list[OrderCost] = field(default_factory=list)
+    fit_found: bool = True  # some order that fits was found (maybe slower than ``best``)
 
     @property
     def changed(self) -> bool:
@@ -158,6 +162,31 @@ def evaluate_order(segment: Segment, order: list[int], machine: Machine,
     timed = replay(entries * max(1, segment.trips), machine.issue_cycles, machine.inline_units)
     return OrderCost(list(order), fallbacks, peaks, used, timed.makespan, variant,
                      timed.live_events)
+
+
+def evaluate_tracked(segment: Segment, scheduler: EventListScheduler) -> OrderCost:
+    """:func:`evaluate_order` for an order a strict run built without running out of ids:
+    its tracker already holds exactly the flags :func:`plan_flags` would plan (positions in
+    the order; boundaries restart the planner as insert-sync does), so only the timing is
+    left to compute. Not for loop bodies (their back-edge flags are planned separately)."""
+    tracker, order = scheduler.tracker, scheduler.order
+    by_position: dict[int, list[SyncOp]] = {}
+    for sync in tracker.ops:
+        by_position.setdefault(sync.position, []).append(sync)
+    entries: list[tuple] = []
+    for k in range(len(order) + 1):
+        for sync in sorted(by_position.get(k, []), key=lambda s: s.order):
+            entries.append(_sync_entry(sync))
+        if k < len(order):
+            node = order[k]
+            if segment.boundary[node]:
+                entries.append((FENCE, segment.durations[node]))
+            elif segment.units[node] is not None:
+                entries.append((OP, segment.units[node], segment.durations[node]))
+    machine = scheduler.machine
+    timed = replay(entries * max(1, segment.trips), machine.issue_cycles, machine.inline_units)
+    return OrderCost(list(order), 0, tracker.peak_events(), ids_used(tracker.ops),
+                     timed.makespan, scheduler.variant.name, timed.live_events)
 
 
 def _evaluate_loop(segment, order, position, machine, variant) -> OrderCost:
@@ -228,11 +257,44 @@ def _merge_max(into: dict[str, int], other: dict[str, int]) -> None:
 # ---------------------------------------------------------------------------- list scheduling
 
 
+class _ReadyQueue:
+    """The ready nodes of one unit, ranked two ways (original index; longest path first)."""
+
+    def __init__(self, levels: list[int]) -> None:
+        self.levels = levels
+        self.members: set[int] = set()
+        self.by_index: list[int] = []
+        self.by_level: list[tuple[int, int]] = []
+
+    def add(self, node: int) -> None:
+        self.members.add(node)
+        heapq.heappush(self.by_index, node)
+        heapq.heappush(self.by_level, (-self.levels[node], node))
+
+    def top(self, count: int) -> list[int]:
+        """Up to ``count`` best nodes by each ranking (stale heap entries are dropped)."""
+        if len(self.members) <= 2 * count:
+            return list(self.members)
+        found = set()
+        for heap, node_of in ((self.by_index, lambda e: e), (self.by_level, lambda e: e[1])):
+            kept = []
+            while heap and len(kept) < count:
+                entry = heapq.heappop(heap)
+                if node_of(entry) in self.members:
+                    kept.append(entry)
+            for entry in kept:
+                heapq.heappush(heap, entry)
+            found.update(node_of(e) for e in kept)
+        return list(found)
+
+
 class EventListScheduler:
     """One run of the event-aware list scheduler with one :class:`Variant`.
 
     ``run()`` returns the order, or ``None`` when strict mode reaches a state where every
-    ready candidate would push some pair's pressure over the limit.
+    candidate is forbidden. Candidates per step: a few ready nodes per unit by index and by
+    critical path, plus the ready consumers of each pair's latest pending producer (the
+    consumer whose single wait covers every pending producer of the pair).
     """
 
     def __init__(self, segment: Segment, machine: Machine, variant: Variant,
@@ -246,20 +308,21 @@ class EventListScheduler:
         self.timeline = Timeline(segment)
         self.levels = bottom_levels(segment)
         self.work = remaining_work(segment)
+        self.order: list[int] = []
         self.position: dict[int, int] = {}
+        self.producers: dict[int, list[int]] = {}  # ready node -> latest producer per unit
         self.indegree = [len(p) for p in segment.preds]
         self.future = _producer_counts(segment)
         self.free_ready: list[int] = []
         self.control_ready: list[int] = []
-        self.ready_by_unit: dict[str, set[int]] = {}
+        self.ready: dict[str, _ReadyQueue] = {}
         for node in range(len(segment)):
             if not self.indegree[node]:
                 self._make_ready(node)
 
     def run(self) -> list[int] | None:
         """Build the whole order (or fail in strict mode)."""
-        order: list[int] = []
-        while len(order) < len(self.segment):
+        while len(self.order) < len(self.segment):
             if self.free_ready:
                 node = heapq.heappop(self.free_ready)
             else:
@@ -267,8 +330,7 @@ class EventListScheduler:
                 if node is None:
                     return None
             self._commit(node)
-            order.append(node)
-        return order
+        return self.order
 
     # -------------------------------------------------------------- ready set
 
@@ -276,25 +338,43 @@ class EventListScheduler:
         segment = self.segment
         if segment.is_free(node):
             heapq.heappush(self.free_ready, node)
-        elif segment.control[node]:
+            return
+        self.producers[node] = self._latest_producers(node)
+        if segment.control[node]:
             heapq.heappush(self.control_ready, node)
         else:
-            self.ready_by_unit.setdefault(segment.units[node], set()).add(node)
+            unit = segment.units[node]
+            if unit not in self.ready:
+                self.ready[unit] = _ReadyQueue(self.levels)
+            self.ready[unit].add(node)
+
+    def _latest_producers(self, node: int) -> list[int]:
+        """Positions of the latest scheduled producer of ``node`` on each unit: all the flag
+        planner looks at (a wait for the latest covers the earlier ones)."""
+        latest: dict[str | None, int] = {}
+        units = self.segment.units
+        for producer in self.segment.dep_preds[node]:
+            position = self.position[producer]
+            unit = units[producer]
+            if latest.get(unit, -1) < position:
+                latest[unit] = position
+        return sorted(latest.values())
 
     def _candidates(self) -> list[int]:
-        """Ready compute nodes (a few per unit when many are ready), else the next control node."""
-        found = []
-        for nodes in self.ready_by_unit.values():
-            if len(nodes) <= 2 * CANDIDATES_PER_UNIT:
-                found.extend(nodes)
-            else:
-                by_index = heapq.nsmallest(CANDIDATES_PER_UNIT, nodes)
-                by_level = heapq.nsmallest(CANDIDATES_PER_UNIT, nodes,
-                                           key=lambda n: (-self.levels[n], n))
-                found.extend(set(by_index) | set(by_level))
+        """Ready compute nodes (see the class docstring), else the next control node."""
+        found = set()
+        for queue in self.ready.values():
+            found.update(queue.top(CANDIDATES_PER_UNIT))
+        for pair in self.tracker.pressure():
+            position = self.tracker.latest_pending(pair)
+            queue = self.ready.get(pair[1])
+            if position is None or queue is None:
+                continue
+            found.update(c for c in self.segment.dep_succs[self.order[position]]
+                         if c in queue.members)
         if not found and self.control_ready:
-            found.append(self.control_ready[0])
-        return found
+            found.add(self.control_ready[0])
+        return sorted(found)
 
     # -------------------------------------------------------------- choosing
 
@@ -311,22 +391,26 @@ class EventListScheduler:
         """The ranking key of ``node`` (lower is better), or None if strict mode forbids it."""
         segment, tracker = self.segment, self.tracker
         item = segment.item(node)
-        producers = [self.position[p] for p in segment.dep_preds[node]]
+        producers = self.producers[node]
         if segment.boundary[node]:
             changed = {pair: int(pair in self.reserved) for pair in current}
             flags = []
         else:
-            changed = tracker.preview(item, producers, segment.consumer_units(node))
-            flags = tracker.flags_needed(item, producers) or []
+            needed = tracker.flags_needed(item, producers)
+            changed = tracker.preview(item, producers, segment.consumers[node], needed)
+            flags = needed or []
         if self.enforce and self._forbidden(node, item, producers, changed):
             return None
-        after = dict(current)
-        after.update(changed)
         releases = any(v < current.get(pair, 0) for pair, v in changed.items())
+        if len(changed) == len(current):
+            after = changed
+        else:
+            after = dict(current)
+            after.update(changed)
         events = _strategy_key(self.variant.strategy, after)
         unit = segment.units[node]
         speed = (self.timeline.earliest_start(node), -self.levels[node], -self.work[unit])
-        premature = self.variant.paced and self._premature(node, flags, current)
+        premature = self.variant.paced and self._premature(node, flags)
         if self.variant.speed_first:
             return (premature, speed, events, node)
         return (premature, not releases, events, speed, node)
@@ -339,7 +423,7 @@ class EventListScheduler:
             return not self.segment.boundary[node] and self.tracker.overflows(item, producers)
         return any(v > self.machine.limit for v in changed.values())
 
-    def _premature(self, node: int, flags: list[int], current: dict) -> bool:
+    def _premature(self, node: int, flags: list[int]) -> bool:
         """Paced mode: would ``node`` spend an event id on a group of pending producers that
         is still smaller than the remaining demand divided by the ids left?"""
         unit = self.segment.units[node]
@@ -352,27 +436,31 @@ class EventListScheduler:
             budget = self.machine.limit - self.tracker.held(pair) - (pair in self.reserved)
             if budget <= 0 or pending < ceil((pending + future) / budget):
                 return True
+            if producer != self.tracker.latest_pending(pair):
+                return True  # a wait for an older producer would leave newer ones uncovered
         return False
 
     # -------------------------------------------------------------- committing
 
     def _commit(self, node: int) -> None:
         segment = self.segment
-        self.position[node] = len(self.tracker.items)
+        self.position[node] = len(self.order)
+        self.order.append(node)
         if segment.boundary[node]:
             self.tracker.boundary()
+        elif segment.is_free(node):
+            self.tracker.add(Item(None), [], ())
         else:
-            producers = [self.position[p] for p in segment.dep_preds[node]]
-            self.tracker.add(segment.item(node), producers, segment.consumer_units(node))
+            self.tracker.add(segment.item(node), self.producers.pop(node), segment.consumers[node])
         self.timeline.place(node)
         unit = segment.units[node]
         self.work[unit] -= segment.durations[node]
         if segment.control[node]:
             heapq.heappop(self.control_ready)
         elif not segment.is_free(node):
-            self.ready_by_unit[unit].discard(node)
-        if unit is not None and not segment.inline[node]:
-            for dst in segment.consumer_units(node):
+            self.ready[unit].members.discard(node)
+        if unit is not None and not segment.inline[node] and not segment.boundary[node]:
+            for dst in segment.consumers[node]:
                 if dst != unit:
                     self.future[(unit, dst)] -= 1
         for succ in segment.succs[node]:
@@ -411,7 +499,7 @@ def _producer_counts(segment: Segment) -> dict[tuple[str, str], int]:
         unit = segment.units[node]
         if unit is None or segment.inline[node] or segment.boundary[node]:
             continue
-        for dst in segment.consumer_units(node):
+        for dst in segment.consumers[node]:
             if dst != unit:
                 counts[(unit, dst)] = counts.get((unit, dst), 0) + 1
     return counts
@@ -420,52 +508,73 @@ def _producer_counts(segment: Segment) -> dict[tuple[str, str], int]:
 # ---------------------------------------------------------------------------- the search
 
 
-def variants_for(strategy: str, size: int) -> list[Variant]:
-    """The variants to run: all strategies, or only ``strategy`` (always for large segments)."""
-    strategies = STRATEGIES if strategy == "all" and size <= LARGE_SEGMENT else (
-        ("min-max-sum",) if strategy == "all" else (strategy,))
-    return [Variant(s, speed, paced, optimistic) for s in strategies
-            for speed in (False, True) for paced in (False, True) for optimistic in (False, True)]
+def variants_for(strategy: str, size: int, enforce: bool = True) -> list[Variant]:
+    """The variants to run for a segment of ``size`` nodes.
+
+    Events-first variants differ by pick strategy; speed-first ones rank by time first, so
+    only one strategy is run for them. ``strategy="all"`` tries the three strategies on
+    segments up to ``SMALL_SEGMENT`` nodes, the default one (min-max-sum) above; naming a
+    strategy runs only it. Above ``LARGE_SEGMENT`` nodes only the two variants that win most
+    often run (events first, paced and optimistic; speed first, eager and safe). Relaxed
+    runs (``enforce=False``) admit every candidate, so safe and optimistic coincide there.
+    """
+    if strategy != "all":
+        strategies = (strategy,)
+    else:
+        strategies = STRATEGIES if size <= SMALL_SEGMENT else ("min-max-sum",)
+    admissions = (False, True) if enforce else (False,)
+    found = [Variant(s, False, paced, optimistic) for s in strategies
+             for paced in (False, True) for optimistic in admissions]
+    found += [Variant(strategies[0], True, paced, optimistic)
+              for paced in (False, True) for optimistic in admissions]
+    if size > LARGE_SEGMENT:
+        keep = {(False, True, True), (True, False, False)}
+        found = [v for v in found if (v.speed_first, v.paced, v.optimistic) in keep]
+    return found
 
 
 def schedule_segment(segment: Segment, machine: Machine, strategy: str = "all",
                      objective: str = "fit") -> SegmentSchedule:
     """Choose the order of ``segment``: strict variants first, relaxed ones if none fits.
 
-    ``objective="fit"`` keeps an order that fits the event limit whenever one is found, even
-    if insert-sync's fallback (a ``barrier_all`` when ids run out) on another order would be
-    faster; ``"cycles"`` keeps the fastest order either way.
+    ``objective="fit"``: the fastest order that fits the event limit, as long as it is no
+    slower than the original order (so the pass never costs cycles); otherwise the fastest
+    order found. ``"cycles"``: the fastest order, fitting or not (a fitting one wins ties).
+    Every order is judged by :func:`evaluate_order`: the flags insert-sync will plan, and
+    the cycles they cost.
     """
     original = evaluate_order(segment, list(range(len(segment))), machine)
     if len(segment) < 2 or not any(u is not None for u in segment.units):
         return SegmentSchedule(original, original, strict=True, tried=[original])
-    variants = variants_for(strategy, len(segment))
-    tried = [original] + _run_variants(segment, machine, variants, enforce=True)
-    fitting = [c for c in tried if c.fits]
-    if objective == "cycles":
-        tried += _run_variants(segment, machine, variants, enforce=False)
-        best = min(tried, key=lambda c: (c.makespan, c.fallbacks, c is not original))
-        best = local_search(segment, machine, best, _fastest)
-        return SegmentSchedule(best, original, strict=bool(fitting), tried=tried)
-    if fitting:
-        best = min(fitting, key=lambda c: (c.makespan, _peak_total(c), c is not original))
-        best = local_search(segment, machine, best, _fit_first)
-        return SegmentSchedule(best, original, strict=True, tried=tried)
-    tried += _run_variants(segment, machine, variants, enforce=False)
+    tried = [original] + _run_variants(segment, machine, variants_for(strategy, len(segment)),
+                                       enforce=True)
+    if objective == "fit":
+        fitting = [c for c in tried if c.fits and c.makespan <= original.makespan]
+        if fitting:
+            best = min(fitting, key=lambda c: (c.makespan, _peak_total(c), c is not original))
+            best = local_search(segment, machine, best, _fit_first)
+            return SegmentSchedule(best, original, strict=True, tried=tried)
+    tried += _run_variants(segment, machine, variants_for(strategy, len(segment), False),
+                           enforce=False)
     best = min(tried, key=lambda c: (c.makespan, c.fallbacks, c is not original))
-    best = local_search(segment, machine, best, _fit_first)
-    return SegmentSchedule(best, original, strict=best.fits, tried=tried)
+    best = local_search(segment, machine, best, _fastest)
+    return SegmentSchedule(best, original, strict=best.fits, tried=tried,
+                           fit_found=any(c.fits for c in tried))
 
 
 def _run_variants(segment: Segment, machine: Machine, variants: list[Variant],
                   enforce: bool) -> list[OrderCost]:
     found, seen = [], set()
     for variant in variants:
-        order = EventListScheduler(segment, machine, variant, enforce).run()
+        scheduler = EventListScheduler(segment, machine, variant, enforce)
+        order = scheduler.run()
         if order is None or tuple(order) in seen:
             continue
         seen.add(tuple(order))
-        found.append(evaluate_order(segment, order, machine, variant.name))
+        if segment.carried is None and not any(scheduler.tracker.overflow.values()):
+            found.append(evaluate_tracked(segment, scheduler))
+        else:
+            found.append(evaluate_order(segment, order, machine, variant.name))
     return found
 
 

@@ -23,7 +23,7 @@ The rules (DESIGN.md §4, issue 4):
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_right, insort
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -493,8 +493,12 @@ class FlagTracker:
         self._after: dict[int, dict[str, int]] = {}
         self._snap: dict[int, dict[str, int]] = {}
         self._ids: dict[tuple[str, str], dict[int, _IdUse]] = defaultdict(dict)
+        self._waits: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)  # sorted
         self._sets_after: dict[int, int] = defaultdict(int)
         self._declared: dict[tuple[str, str], list[int]] = defaultdict(list)
+        self._declared_at: dict[tuple[str, str], list[int]] = defaultdict(list)  # positions
+        self._pairs: set[tuple[str, str]] = set(self.reserved)
+        self._cache: dict = {}  # views and pressures of the current state (cleared on change)
 
     # ------------------------------------------------------------------ building the order
 
@@ -510,6 +514,7 @@ class FlagTracker:
         self.items.append(item)
         if item.unit is None:
             return
+        self._cache.clear()
         needs = _syncs_for(j, item, producers, self.items, self._seq, self._after,
                            self._need_clocks, self.pipelined)
         for need in needs:
@@ -521,12 +526,15 @@ class FlagTracker:
         if not item.inline:
             for unit in set(consumer_units) - {item.unit}:
                 self._declared[(item.unit, unit)].append(after[item.unit])
+                self._declared_at[(item.unit, unit)].append(j)
+                self._pairs.add((item.unit, unit))
 
     def _consumer_side(self, need: _Need, j: int) -> None:
         if need.kind == BARRIER_ALL:
             self.ops.append(SyncOp(j, BARRIER_ALL, order=50))
             self._clocks.barrier_all()
             self._ids.clear()
+            self._waits.clear()
         elif need.kind == PIPE_BARRIER:
             unit = self.items[j].unit
             self.ops.append(SyncOp(j, PIPE_BARRIER, unit, unit, order=60))
@@ -537,30 +545,47 @@ class FlagTracker:
         """The set after ``producer`` (chosen as plan_flags would there) and its wait before ``j``."""
         pair = (self.items[producer].unit, self.items[j].unit)
         snap = self._snap[producer]
-        event = self._free_id(pair, snap)
+        event = self._free_id(pair, snap, virtual=True)
         if event is None:
             event = self.limit + self.overflow[pair]
+        if event >= self.limit:
             self.overflow[pair] += 1
         position = producer + 1
         uses = self._ids[pair]
-        live = 1 + sum(1 for e, use in uses.items() if e != event and use.wait_position >= position)
-        self.peak[pair] = max(self.peak[pair], live)
+        self._pairs.add(pair)
+        if len(uses) <= self.limit:  # past the limit (relaxed runs) the peak is not reported
+            live = 1 + sum(1 for e, use in uses.items()
+                           if e != event and use.wait_position >= position)
+            self.peak[pair] = max(self.peak[pair], live)
         order = 10 + self._sets_after[producer]
         self._sets_after[producer] += 1
         self.ops.append(SyncOp(position, SET, pair[0], pair[1], event, order=order))
         self._clocks.receive(pair[1], snap)
         count = self._clocks.tick(pair[1])[pair[1]]
+        waits = self._waits[pair]
+        if event in uses:
+            waits.remove((uses[event].wait_count, event))
+        insort(waits, (count, event))
         uses[event] = _IdUse(count, position, j)
         self.ops.append(SyncOp(j, WAIT, pair[0], pair[1], event, order=40))
 
-    def _free_id(self, pair: tuple[str, str], snap: dict[str, int]) -> int | None:
+    def _free_id(self, pair: tuple[str, str], snap: dict[str, int],
+                 virtual: bool = False) -> int | None:
+        """The lowest id free at ``snap``; with ``virtual``, ids past the limit count too."""
         uses = self._ids[pair]
+        seen = snap.get(pair[1], 0)
         for event in range(self.limit):
             if self.reserved.get(pair) == event:
                 continue
             use = uses.get(event)
-            if use is None or snap.get(pair[1], 0) >= use.wait_count:
+            if use is None or seen >= use.wait_count:
                 return event
+        if virtual:
+            for count, event in self._waits[pair]:
+                if count > seen:
+                    break
+                if event >= self.limit:
+                    return event
         return None
 
     # ------------------------------------------------------------------ results
@@ -577,16 +602,21 @@ class FlagTracker:
 
     def pressure(self) -> dict[tuple[str, str], int]:
         """Per pair: ids held now + pending producers (+ an id reserved for a back edge)."""
-        pairs = set(self._declared) | set(self._ids) | set(self.reserved)
-        return {pair: self.held(pair, None) + self.pending(pair, None)
-                + (pair in self.reserved) for pair in pairs}
+        found = self._cache.get("pressure")
+        if found is None:
+            found = self._cache["pressure"] = {
+                pair: self.held(pair, None) + self.pending(pair, None) + (pair in self.reserved)
+                for pair in self._pairs}
+        return dict(found)
 
     def held(self, pair: tuple[str, str], knowledge: dict[str, int] | None = None) -> int:
         """Ids of ``pair`` whose wait its source unit does not know (yet)."""
         if knowledge is None:
-            knowledge = self._known(self._clocks, pair[0])
-        seen = knowledge.get(pair[1], 0)
-        return sum(1 for use in self._ids.get(pair, {}).values() if use.wait_count > seen)
+            knowledge = self._view("alloc", pair[0])
+        waits = self._waits.get(pair)
+        if not waits:
+            return 0
+        return len(waits) - bisect_right(waits, (knowledge.get(pair[1], 0), 1 << 62))
 
     def pending(self, pair: tuple[str, str], knowledge: dict[str, int] | None = None) -> int:
         """Scheduled producers of ``pair`` that its destination unit does not know yet."""
@@ -594,15 +624,20 @@ class FlagTracker:
         if not declared:
             return 0
         if knowledge is None:
-            knowledge = self._known(self._need_clocks, pair[1])
+            knowledge = self._view("need", pair[1])
         return len(declared) - bisect_right(declared, knowledge.get(pair[0], 0))
 
-    @staticmethod
-    def _known(clocks: StaticClocks, unit: str) -> dict[str, int]:
-        """What ``unit`` knows now: its own clock joined with the issuer's."""
-        merged = dict(clocks.clock.get(unit, {}))
-        StaticClocks._join(merged, clocks.clock.get(StaticClocks.ISSUER, {}))
-        return merged
+    def _view(self, which: str, unit: str) -> dict[str, int]:
+        """What ``unit`` knows now in the ``need`` or ``alloc`` clocks: its own clock joined
+        with the issuer's (cached until the state changes; do not modify)."""
+        key = (which, unit)
+        view = self._cache.get(key)
+        if view is None:
+            clocks = self._need_clocks if which == "need" else self._clocks
+            view = dict(clocks.clock.get(unit, {}))
+            StaticClocks._join(view, clocks.clock.get(StaticClocks.ISSUER, {}))
+            self._cache[key] = view
+        return view
 
     def flags_needed(self, item: Item, producers: list[int]) -> list[int] | None:
         """Producers whose flag ``item`` would wait for now; ``None`` if it needs a barrier_all."""
@@ -632,35 +667,51 @@ class FlagTracker:
                 return True
         return False
 
-    def preview(self, item: Item, producers: list[int],
-                consumer_units: tuple[str, ...] = ()) -> dict[tuple[str, str], int]:
-        """The pressure of every pair ``add(item, ...)`` would change, without adding it."""
-        flags = self.flags_needed(item, producers)
+    def preview(self, item: Item, producers: list[int], consumer_units: tuple[str, ...] = (),
+                flags: list[int] | None = None) -> dict[tuple[str, str], int]:
+        """The pressure of every pair ``add(item, ...)`` would change, without adding it.
+
+        ``flags`` may pass :meth:`flags_needed` when the caller has it already."""
+        if flags is None:
+            flags = self.flags_needed(item, producers)
         if flags is None:  # an inline consumer: barrier_all frees every id, knows every producer
             return {pair: int(pair in self.reserved) for pair in self.pressure()}
         unit = item.unit
         if unit is None:
             return {}
-        need_view = self._known(self._need_clocks, unit)
-        alloc_view = self._known(self._clocks, unit)
+        if not flags:  # nothing learnt, nothing freed: only the new pending producer counts
+            return self._declare_preview(item, unit, consumer_units, {})
+        need_view = self._view("need", unit)
+        alloc_view = self._view("alloc", unit)
         new_held: dict[tuple[str, str], int] = defaultdict(int)
+        if flags:
+            need_view, alloc_view = dict(need_view), dict(alloc_view)
         for i in flags:
             StaticClocks._join(need_view, self._after[i])
             StaticClocks._join(alloc_view, self._snap[i])
             new_held[(self.items[i].unit, unit)] += 1
         changed = {}
-        for pair in set(self._declared) | set(self._ids) | set(new_held) | set(self.reserved):
+        for pair in self._pairs | set(new_held):
             if unit not in pair:
                 continue
             held = self.held(pair, alloc_view if pair[0] == unit else None)
             pending = self.pending(pair, need_view if pair[1] == unit else None)
             changed[pair] = held + new_held.get(pair, 0) + pending + (pair in self.reserved)
-        if not item.inline:
-            for dst in set(consumer_units) - {unit}:
-                pair = (unit, dst)
-                changed[pair] = changed.get(pair, self.pressure_of(pair)) + 1
+        return self._declare_preview(item, unit, consumer_units, changed)
+
+    def _declare_preview(self, item: Item, unit: str, consumer_units: tuple[str, ...],
+                         changed: dict) -> dict:
+        """Add the pending producer ``item`` becomes for each consumer unit to ``changed``."""
+        if not item.inline and consumer_units:
+            current = self._cache.get("pressure") or self.pressure()
+            for dst in consumer_units:
+                if dst != unit:
+                    pair = (unit, dst)
+                    changed[pair] = changed.get(pair, current.get(pair, 0)) + 1
         return changed
 
-    def pressure_of(self, pair: tuple[str, str]) -> int:
-        """The current pressure of one pair."""
-        return self.held(pair, None) + self.pending(pair, None) + (pair in self.reserved)
+    def latest_pending(self, pair: tuple[str, str]) -> int | None:
+        """Position of the last pending producer of ``pair`` (its consumer covers them all)."""
+        if self.pending(pair):
+            return self._declared_at[pair][-1]
+        return None

@@ -133,12 +133,15 @@ class Timeline:
         self.segment = segment
         self.free: dict[str | None, int] = defaultdict(int)
         self.finish = [0] * len(segment)
+        self.ready = [-1] * len(segment)  # cached: the latest finish of a node's predecessors
         self.floor = 0  # nothing starts before the end of the last boundary
 
     def earliest_start(self, i: int) -> int:
-        """When node ``i`` could start if it were issued next."""
+        """When node ``i`` could start if it were issued next (its predecessors are placed)."""
         segment = self.segment
-        ready = max((self.finish[p] for p in segment.preds[i]), default=0)
+        ready = self.ready[i]
+        if ready < 0:
+            ready = self.ready[i] = max((self.finish[p] for p in segment.preds[i]), default=0)
         if segment.boundary[i]:
             return max(ready, self.floor, *self.free.values())
         unit_free = self.free[segment.units[i]] if segment.units[i] is not None else 0

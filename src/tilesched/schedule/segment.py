@@ -52,6 +52,7 @@ class Segment:
                 raise ValueError(f"edge {i}->{j} does not point forward in a {n}-node segment")
             self.preds[j].append(i)
             self.succs[i].append(j)
+        self.consumers = [self.consumer_units(i) for i in range(n)]
 
     def __len__(self) -> int:
         return len(self.units)

@@ -39,7 +39,6 @@ from tilesched.ir.types import element_bytes, memref_shape
 from tilesched.schedule.event_schedule import (
     STRATEGIES,
     Machine,
-    OrderCost,
     SegmentSchedule,
     evaluate_order,
     schedule_segment,
@@ -162,7 +161,7 @@ class _BlockReorderer:
         exact = self.options.exact and self._solve_exactly(graph, result)
         self.report.add(result, exact)
         if not result.strict:
-            self._warn_relaxed(ops[0], result.best)
+            self._warn_relaxed(ops[0], result)
         if result.changed:
             _move(block, ops, [ops[k] for k in result.best.order])
         return result.best.makespan * trips // max(1, min(trips, 2))
@@ -226,12 +225,18 @@ class _BlockReorderer:
             self.report.exact_gaps.append(heuristic.makespan / cost.makespan)
         return True
 
-    def _warn_relaxed(self, op: Operation, best: OrderCost) -> None:
-        over = ", ".join(f"{pair}" for pair, n in sorted(best.ids_used.items())
-                         if n >= self.machine.limit) or "some unit pair"
-        self.env.warn(f"reorder-events: no order found that keeps the flags of {over} within "
-                      f"{self.machine.limit} event ids; using the fastest best-effort order "
-                      f"(insert-sync will fall back to barrier_all {best.fallbacks} time(s))", op)
+    def _warn_relaxed(self, op: Operation, result: SegmentSchedule) -> None:
+        best, limit = result.best, self.machine.limit
+        over = ", ".join(pair for pair, n in sorted(best.ids_used.items()) if n >= limit)
+        over = over or "some unit pair"
+        fallback = f"insert-sync will fall back to barrier_all {best.fallbacks} time(s)"
+        if result.fit_found:
+            message = (f"reorder-events: orders that keep the flags of {over} within {limit} "
+                       f"event ids are slower here; keeping the fastest order ({fallback})")
+        else:
+            message = (f"reorder-events: no order found that keeps the flags of {over} within "
+                       f"{limit} event ids; using the fastest best-effort order ({fallback})")
+        self.env.warn(message, op)
 
 
 def _segments(ops: list[Operation]) -> list[list[Operation]]:
