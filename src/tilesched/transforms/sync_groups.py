@@ -21,6 +21,7 @@ from xdsl.ir import Block, Operation
 
 from tilesched.analysis.dependence import block_dependences, loop_carried_dependences
 from tilesched.analysis.units import op_route
+from tilesched.ir import sync as S
 from tilesched.target.model import Target
 from tilesched.transforms.sync_common import (
     body_ops,
@@ -43,6 +44,8 @@ def sync_groups(block: Block, target: Target) -> None:
     """Insert commit/wait groups in ``block`` and, recursively, in nested regions."""
     ops = body_ops(block)
     for op in ops:
+        if self_synchronized(op):
+            continue
         if isinstance(op, scf.ForOp):
             _sync_loop(op, target)
         elif op.regions:
@@ -54,7 +57,11 @@ def sync_groups(block: Block, target: Target) -> None:
 
 def _sync_loop(loop: scf.ForOp, target: Target) -> None:
     block = loop.body.block
+    if self_synchronized(loop):
+        return
     for op in body_ops(block):
+        if self_synchronized(op):
+            continue
         if isinstance(op, scf.ForOp):
             _sync_loop(op, target)
         elif op.regions:
@@ -68,6 +75,13 @@ def _sync_loop(loop: scf.ForOp, target: Target) -> None:
                for d in loop_carried_dependences(loop)
                if id(all_ops[d.src]) in index_of and id(all_ops[d.dst]) in index_of]
     _sync_straight(ops, target, carried, terminator=block.last_op)
+
+
+def self_synchronized(op: Operation) -> bool:
+    """A region that already has commit/wait groups (e.g. from software-pipeline): its waits
+    are trusted for what happens inside it, and it is not synchronized again."""
+    return bool(op.regions) and any(isinstance(inner, S.CommitGroupOp | S.WaitGroupOp)
+                                    for inner in op.walk())
 
 
 def _async_queue(op: Operation, target: Target) -> int | None:
@@ -86,8 +100,11 @@ def _sync_straight(ops: list[Operation], target: Target, carried, terminator) ->
     queue_of = [_async_queue(op, target) for op in ops]
     producers = defaultdict(list)
     for dep in block_dependences(ops):
-        if queue_of[dep.src] is not None:
-            producers[dep.dst].append(dep.src)
+        if queue_of[dep.src] is None or self_synchronized(ops[dep.dst]):
+            continue
+        if queue_of[dep.dst] == queue_of[dep.src] and not ops[dep.dst].regions:
+            continue  # one in-order queue: the later copy runs after the earlier one
+        producers[dep.dst].append(dep.src)
     commits_after = _commit_points(ops, queue_of)
     # First walk without back edges: which groups are known complete at the end of the body?
     dry, done_groups = _plan(ops, queue_of, producers, {}, commits_after)
@@ -133,6 +150,11 @@ def _plan(ops, queue_of, producers, back, commits_after):
                            per_iteration)
         if waits:
             plan.waits[j] = waits
+        if isinstance(op, S.CommitGroupOp):
+            _close_group(queues[op.queue.value.data])
+        elif isinstance(op, S.WaitGroupOp) and op.pending is not None:
+            state = queues[op.queue.value.data]
+            state.known_done = max(state.known_done, state.committed - op.pending.value.data)
         queue = queue_of[j]
         if queue is not None:
             state = queues[queue]
@@ -142,14 +164,17 @@ def _plan(ops, queue_of, producers, back, commits_after):
             else:
                 state.open_ops.append(j)
         if j in commits_after:
-            state = queues[queue_of[j]]
-            for index in state.open_ops:
-                state.group_of[index] = state.committed
-            state.open_ops.clear()
-            state.committed += 1
+            _close_group(queues[queue_of[j]])
     for state in queues.values():
         plan.group_of_op.update(state.group_of)
     return plan, {q: s.known_done for q, s in queues.items()}
+
+
+def _close_group(state: _Queue) -> None:
+    for index in state.open_ops:
+        state.group_of[index] = state.committed
+    state.open_ops.clear()
+    state.committed += 1
 
 
 def _commit_points(ops, queue_of) -> set[int]:
@@ -158,7 +183,10 @@ def _commit_points(ops, queue_of) -> set[int]:
     for j, queue in enumerate(queue_of):
         if queue is None or ops[j].regions:
             continue
-        nxt = next((k for k in range(j + 1, len(ops)) if _is_tile_work(ops[k])), None)
+        nxt = next((k for k in range(j + 1, len(ops))
+                    if _is_tile_work(ops[k]) or isinstance(ops[k], S.CommitGroupOp)), None)
+        if nxt is not None and isinstance(ops[nxt], S.CommitGroupOp):
+            continue  # already committed
         if nxt is None or queue_of[nxt] != queue or ops[nxt].regions:
             points.add(j)
     return points
