@@ -324,21 +324,21 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
     """Flags for a loop body whose iterations follow each other.
 
     ``deps`` are intra-iteration dependences, ``carried`` loop-carried ones
-    ``(producer, consumer, distance)``. A carried dependence of distance 1 (or
-    any whose consumer comes first in the body) gets a back-edge flag: set
-    after the last such producer of the unit pair, waited before the first such
-    consumer in the next iteration, pre-set before the loop and drained after it
-    (so zero-trip loops stay balanced). This is what lets a software-pipelined
-    body overlap its stages: the copy of slot ``i`` waits for the load of
-    iteration ``i``, not for the load of ``i + 1`` issued before it. Longer
-    forward distances are treated as intra-iteration (stronger, still correct). Flag reuse across iterations is
+    ``(producer, consumer, distance)``. A carried dependence whose consumer comes
+    first in the body gets a back-edge flag: set after the last such producer of
+    the unit pair, waited before the first such consumer in the next iteration,
+    pre-set before the loop and drained after it (so zero-trip loops stay
+    balanced). One whose consumer comes after its producer is synchronized as if
+    intra-iteration: stronger, and the only correct choice with one id, since a
+    back-edge flag would be set twice (pre-set, then this iteration's producer)
+    before its first wait. software-pipeline unrolls its kernels by the slot
+    count, which turns such dependences into intra-iteration ones or removes them. Flag reuse across iterations is
     checked on two unrolled iterations; when some id would be re-set before its
     previous wait happens-before the set, the plan falls back to a
     ``barrier_all`` at the end of each iteration.
     """
-    intra = set(deps)
-    back = [(p, c) for p, c, d in carried if p >= c or (d == 1 and (p, c) not in intra)]
-    forward = list(deps) + [(p, c) for p, c, d in carried if p < c and (d > 1 or (p, c) in intra)]
+    back = [(p, c) for p, c, _ in carried if p >= c]
+    forward = list(deps) + [(p, c) for p, c, _ in carried if p < c]
     back_flags, back_syncs = _back_edges(items, back, pipelined)
     if back_flags and limit < 2:
         return _serialized(items, forward, limit, pipelined)

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from xdsl.dialects import scf
 from xdsl.ir import Block, Operation
 
-from tilesched.analysis.dependence import block_dependences, loop_carried_dependences
+from tilesched.analysis.dependence import loop_carried_dependences
+from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.analysis.units import op_route
 from tilesched.ir import sync as S
 from tilesched.target.model import Target
@@ -99,7 +100,7 @@ def _sync_straight(ops: list[Operation], target: Target, carried, terminator) ->
     """Commit runs of async ops; wait before consumers (see the module docstring)."""
     queue_of = [_async_queue(op, target) for op in ops]
     producers = defaultdict(list)
-    for dep in block_dependences(ops):
+    for dep in reduced_dependences(ops):
         if queue_of[dep.src] is None or self_synchronized(ops[dep.dst]):
             continue
         if queue_of[dep.dst] == queue_of[dep.src] and not ops[dep.dst].regions:
