@@ -27,6 +27,12 @@ def covers(outer: Region, inner: Region) -> bool:
     if outer.root is not inner.root:
         return False
     for big, small in zip(outer.dims, inner.dims, strict=True):
+        if type(big.start) is Affine and type(small.start) is Affine and not big.start.terms \
+                and not small.start.terms:  # fast path: constant offsets
+            offset = small.start.const - big.start.const
+            if offset < 0 or offset + small.size > big.size:
+                return False
+            continue
         if not (isinstance(big.start, Affine) and isinstance(small.start, Affine)):
             if big.start != small.start or big.size < small.size:
                 return False
@@ -58,6 +64,8 @@ def reduced_dependences(ops: list[Operation]) -> list[Dependence]:
         since_unknown.append(j)
         for access in effects.accesses:
             for i, earlier in live[access.region.root]:
+                if not (earlier.write or access.write):
+                    continue  # two reads commute
                 kind = kind_of(earlier, access)
                 if kind and i != j:
                     found.setdefault((i, j, kind), Dependence(i, j, kind, buffer_name(access.region)))

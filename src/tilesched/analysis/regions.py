@@ -94,6 +94,10 @@ def disjoint(a: Region, b: Region) -> bool:
 
 
 def _intervals_disjoint(x: Interval, y: Interval) -> bool:
+    if type(x.start) is Affine and type(y.start) is Affine and not x.start.terms \
+            and not y.start.terms:  # fast path: constant offsets
+        delta = y.start.const - x.start.const
+        return delta >= x.size or -delta >= y.size
     if isinstance(x.start, Affine) and isinstance(y.start, Affine):
         delta = y.start - x.start
         if delta.is_constant:
