@@ -1,0 +1,404 @@
+"""A small dependence graph for schedulers, independent of the IR.
+
+Nodes are operations. Each runs on at most one *resource* (an operator type or hardware unit)
+for ``occupancy`` consecutive blocking cycles and delivers its result ``latency`` cycles after it
+starts. A node may instead give an explicit *footprint*: a list of ``(cycle offset, resource)``
+uses, so one operation can hold several resources for different cycles (a copy that holds a DMA
+queue for 4 cycles and a bank port for the first one, say). Resources have a capacity (``None``
+means unlimited); *pools* are extra capacities shared by several resources (two issue ports that
+feed three pipes, say): every use of a member also counts against the pool.
+
+An edge ``u -> v`` with ``delay`` and iteration ``distance`` requires, for a modulo schedule with
+initiation interval ``II``, ``t(v) + distance * II >= t(u) + latency(u) + delay`` (the HatScheT
+convention, ``shared/benchmarks/hatschet/README.md``). ``latency(u) + delay`` is the edge's
+*separation*; a negative delay expresses anti-dependences ("v may not start before u starts").
+List schedulers use the same type with every distance 0.
+
+:class:`ScheduleGraph` is the mutable builder; :meth:`ScheduleGraph.compiled` returns an
+index-based :class:`CompiledGraph` that the algorithms in this package work on.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+
+class GraphError(ValueError):
+    """The graph is malformed or can never be scheduled (e.g. a zero-distance positive cycle)."""
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A resource class with ``capacity`` identical instances (``None``: unlimited)."""
+
+    name: str
+    capacity: int | None = None
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A capacity shared by the member resources: at most ``capacity`` uses per cycle in total."""
+
+    name: str
+    members: tuple[str, ...]
+    capacity: int
+
+
+@dataclass(frozen=True)
+class Node:
+    """An operation: ``footprint`` lists its ``(offset, resource)`` uses relative to its start."""
+
+    id: str
+    name: str
+    resource: str | None
+    latency: int
+    occupancy: int
+    footprint: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A dependence ``src -> dst``: ``t(dst) + distance*II >= t(src) + latency(src) + delay``."""
+
+    src: str
+    dst: str
+    delay: int = 0
+    distance: int = 0
+
+
+@dataclass
+class CompiledGraph:
+    """Index-based view of a :class:`ScheduleGraph` for the algorithms (nodes are ``0..n-1``).
+
+    ``columns`` are the capacity-limited resources followed by the pools; ``usage[v]`` lists
+    ``(offset, column)`` for every capacity node ``v`` consumes, so a reservation table only needs
+    ``column_capacity``. ``succ[u]`` / ``pred[v]`` hold ``(other, separation, distance)``.
+    """
+
+    ids: list[str]
+    latency: list[int]
+    succ: list[list[tuple[int, int, int]]]
+    pred: list[list[tuple[int, int, int]]]
+    edges: list[tuple[int, int, int, int]]
+    usage: list[tuple[tuple[int, int], ...]]
+    columns: list[str]
+    column_capacity: list[int]
+    pool_columns: frozenset[int]
+
+    @property
+    def n(self) -> int:
+        """Number of nodes."""
+        return len(self.ids)
+
+
+@dataclass
+class ScheduleGraph:
+    """Builder for a dependence graph with resources (see the module docstring)."""
+
+    resources: dict[str, Resource] = field(default_factory=dict)
+    pools: dict[str, Pool] = field(default_factory=dict)
+    nodes: dict[str, Node] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+    _compiled: CompiledGraph | None = field(default=None, repr=False, compare=False)
+
+    def add_resource(self, name: str, capacity: int | None = None) -> Resource:
+        """Declare resource ``name`` with ``capacity`` instances (``None``: unlimited)."""
+        if capacity is not None and capacity < 0:
+            raise GraphError(f"resource '{name}' has negative capacity {capacity}")
+        res = Resource(name, capacity)
+        self.resources[name] = res
+        self._compiled = None
+        return res
+
+    def add_pool(self, name: str, members: list[str] | tuple[str, ...], capacity: int) -> Pool:
+        """Declare a capacity of ``capacity`` uses per cycle shared by ``members``."""
+        for member in members:
+            if member not in self.resources:
+                raise GraphError(f"pool '{name}' names unknown resource '{member}'")
+        if capacity < 0:
+            raise GraphError(f"pool '{name}' has negative capacity {capacity}")
+        pool = Pool(name, tuple(members), capacity)
+        self.pools[name] = pool
+        self._compiled = None
+        return pool
+
+    def add_node(
+        self,
+        id: str,
+        resource: str | None = None,
+        *,
+        latency: int = 0,
+        occupancy: int = 1,
+        name: str | None = None,
+        footprint: list[tuple[int, str]] | None = None,
+    ) -> Node:
+        """Add an operation; without ``footprint`` it holds ``resource`` for ``occupancy`` cycles."""
+        if id in self.nodes:
+            raise GraphError(f"duplicate node id '{id}'")
+        if latency < 0 or occupancy < 0:
+            raise GraphError(f"node '{id}' has a negative latency or occupancy")
+        if footprint is None:
+            footprint = [(k, resource) for k in range(occupancy)] if resource is not None else []
+        for offset, res in footprint:
+            if res not in self.resources:
+                raise GraphError(f"node '{id}' uses unknown resource '{res}'")
+            if offset < 0:
+                raise GraphError(f"node '{id}' has a negative footprint offset {offset}")
+        node = Node(id, name or id, resource, latency, occupancy, tuple(footprint))
+        self.nodes[id] = node
+        self._compiled = None
+        return node
+
+    def add_edge(self, src: str, dst: str, *, delay: int = 0, distance: int = 0) -> Edge:
+        """Add the dependence ``src -> dst`` (see :class:`Edge`)."""
+        for end in (src, dst):
+            if end not in self.nodes:
+                raise GraphError(f"edge {src} -> {dst} names unknown node '{end}'")
+        if distance < 0:
+            raise GraphError(f"edge {src} -> {dst} has negative distance {distance}")
+        edge = Edge(src, dst, delay, distance)
+        self.edges.append(edge)
+        self._compiled = None
+        return edge
+
+    def separation(self, edge: Edge) -> int:
+        """Cycles ``edge.dst`` must start after ``edge.src`` in the same iteration."""
+        return self.nodes[edge.src].latency + edge.delay
+
+    def compiled(self) -> CompiledGraph:
+        """Return (and cache) the index-based form. O(V + E + footprint sizes)."""
+        if self._compiled is None:
+            self._compiled = _compile(self)
+        return self._compiled
+
+
+def _compile(graph: ScheduleGraph) -> CompiledGraph:
+    """Number nodes in insertion order and resources as capacity columns."""
+    ids = list(graph.nodes)
+    index = {node_id: i for i, node_id in enumerate(ids)}
+    limited = [r for r in graph.resources.values() if r.capacity is not None]
+    columns = [r.name for r in limited] + [p.name for p in graph.pools.values()]
+    capacity = [r.capacity for r in limited] + [p.capacity for p in graph.pools.values()]
+    column_of = {r.name: i for i, r in enumerate(limited)}
+    pools_of: dict[str, list[int]] = {}
+    for j, pool in enumerate(graph.pools.values()):
+        for member in pool.members:
+            pools_of.setdefault(member, []).append(len(limited) + j)
+    succ: list[list[tuple[int, int, int]]] = [[] for _ in ids]
+    pred: list[list[tuple[int, int, int]]] = [[] for _ in ids]
+    edges = []
+    for edge in graph.edges:
+        u, v, sep = index[edge.src], index[edge.dst], graph.separation(edge)
+        succ[u].append((v, sep, edge.distance))
+        pred[v].append((u, sep, edge.distance))
+        edges.append((u, v, sep, edge.distance))
+    usage = []
+    for node_id in ids:
+        uses = []
+        for offset, res in graph.nodes[node_id].footprint:
+            if res in column_of:
+                uses.append((offset, column_of[res]))
+            uses.extend((offset, col) for col in pools_of.get(res, ()))
+        usage.append(tuple(sorted(uses)))
+    return CompiledGraph(
+        ids=ids,
+        latency=[graph.nodes[i].latency for i in ids],
+        succ=succ,
+        pred=pred,
+        edges=edges,
+        usage=usage,
+        columns=columns,
+        column_capacity=capacity,
+        pool_columns=frozenset(range(len(limited), len(columns))),
+    )
+
+
+Adjacency = list[list[tuple[int, int, int]]]
+"""``adj[u]`` lists ``(v, separation, distance)``: the shape of :attr:`CompiledGraph.succ`."""
+
+
+def strongly_connected_components(adj: Adjacency) -> list[list[int]]:
+    """Tarjan's SCC algorithm (iterative), O(V + E).
+
+    Components come out in reverse topological order of the condensation (sinks first); each
+    component lists its nodes in increasing index order. Tarjan, SIAM J. Comput. 1(2), 1972.
+    """
+    n = len(adj)
+    index = [-1] * n
+    low = [0] * n
+    on_stack = [False] * n
+    stack: list[int] = []
+    comps: list[list[int]] = []
+    counter = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        work = [(root, 0)]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = True
+        while work:
+            u, i = work[-1]
+            if i < len(adj[u]):
+                work[-1] = (u, i + 1)
+                v = adj[u][i][0]
+                if index[v] < 0:
+                    index[v] = low[v] = counter
+                    counter += 1
+                    stack.append(v)
+                    on_stack[v] = True
+                    work.append((v, 0))
+                elif on_stack[v]:
+                    low[u] = min(low[u], index[v])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[u])
+            if low[u] == index[u]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack[w] = False
+                    comp.append(w)
+                    if w == u:
+                        break
+                comps.append(sorted(comp))
+    return comps
+
+
+def subgraph(adj: Adjacency, nodes: list[int]) -> Adjacency:
+    """The adjacency of ``nodes`` (renumbered ``0..len-1`` in the given order). O(V + E)."""
+    local = {v: i for i, v in enumerate(nodes)}
+    return [[(local[v], sep, d) for v, sep, d in adj[u] if v in local] for u in nodes]
+
+
+NO_PATH = -(1 << 62)
+"""The distance :func:`longest_paths` reports for nodes unreachable from ``sources``."""
+
+
+def longest_paths(
+    adj: Adjacency, ii: int, init: list[int] | None = None, sources: list[int] | None = None
+) -> tuple[list[int], list[int] | None]:
+    """Longest paths with edge weights ``separation - ii * distance`` (queue-based Bellman-Ford).
+
+    Every node starts at ``init`` (default 0), so the result is the earliest schedule (ASAP) that
+    respects all dependences at ``ii``. With ``sources``, only they start (at 0) and every other
+    node starts at :data:`NO_PATH`: single- or multi-source longest paths. Returns ``(dist, None)``, or ``(partial dist, cycle)`` when
+    a positive cycle exists (then no schedule at ``ii`` exists): ``cycle`` lists its nodes in edge
+    order. O(V * E) worst case, near O(E) on the acyclic-heavy graphs of loop bodies.
+
+    Cycle detection is Cherkassky & Goldberg's amortised parent-graph search ("Negative-cycle
+    detection algorithms", Math. Prog. 85, 1999): after every ``V`` improvements the parent graph
+    is searched for a cycle in O(V); any such cycle is positive, and one appears soon after a
+    positive cycle is first traversed.
+    """
+    n = len(adj)
+    if sources is not None:
+        dist = [NO_PATH] * n
+        for s in sources:
+            dist[s] = 0
+        queue = deque(sources)
+        queued = [False] * n
+        for s in sources:
+            queued[s] = True
+    else:
+        dist = list(init) if init is not None else [0] * n
+        queue = deque(range(n))
+        queued = [True] * n
+    parent = [-1] * n
+    budget = n
+    while queue:
+        u = queue.popleft()
+        queued[u] = False
+        du = dist[u]
+        for v, sep, d in adj[u]:
+            nd = du + sep - ii * d
+            if nd > dist[v]:
+                dist[v] = nd
+                parent[v] = u
+                budget -= 1
+                if budget <= 0:
+                    cycle = parent_graph_cycle(parent)
+                    if cycle is not None:
+                        return dist, cycle
+                    budget = n
+                if not queued[v]:
+                    queued[v] = True
+                    queue.append(v)
+    return dist, None
+
+
+def parent_graph_cycle(parent: list[int]) -> list[int] | None:
+    """A cycle of the forest-or-not ``parent`` pointers (``-1``: root), in edge order. O(V)."""
+    mark = [-1] * len(parent)
+    for start in range(len(parent)):
+        v = start
+        while v >= 0 and mark[v] < 0:
+            mark[v] = start
+            v = parent[v]
+        if v >= 0 and mark[v] == start:
+            cycle = [v]
+            u = parent[v]
+            while u != v:
+                cycle.append(u)
+                u = parent[u]
+            cycle.reverse()
+            return cycle
+    return None
+
+
+@dataclass(frozen=True)
+class RecurrenceGroup:
+    """The capacity-using nodes of one strongly connected component.
+
+    ``members`` are node indices; ``comp`` is the whole SCC and ``adj`` its adjacency (local
+    indices in ``comp`` order). A group of one member outside any cycle has no ``comp``.
+    """
+
+    members: tuple[int, ...]
+    comp: tuple[int, ...] = ()
+    adj: Adjacency = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def bounded(self) -> bool:
+        """Whether dependences bound the members' relative start times (two or more members)."""
+        return len(self.members) > 1
+
+
+def recurrence_groups(cg: CompiledGraph) -> list[RecurrenceGroup]:
+    """One group per SCC holding capacity-using nodes, sources of the condensation first. O(V+E).
+
+    Dependences between different SCCs never constrain rows modulo II (a successor SCC can be
+    delayed by a multiple of II), so these groups are the units a modulo scheduler must pack.
+    """
+    groups = []
+    for comp in reversed(strongly_connected_components(cg.succ)):
+        members = tuple(v for v in comp if cg.usage[v])
+        if len(members) > 1:
+            groups.append(RecurrenceGroup(members, tuple(comp), subgraph(cg.succ, comp)))
+        elif members:
+            groups.append(RecurrenceGroup(members))
+    return groups
+
+
+def group_distances(group: RecurrenceGroup, ii: int) -> list[list[int]]:
+    """``D[i][j]``: the longest dependence path from member ``i`` to member ``j`` at ``ii``.
+
+    Every schedule at ``ii`` has ``t(j) - t(i) >= D[i][j]``, and since ``D`` is closed under
+    paths, starts meeting these pairwise bounds extend to the whole SCC. One Bellman-Ford run per
+    member: O(k * V * E) worst case, O(k * E) on typical loop bodies. Raises :class:`GraphError`
+    below RecMII.
+    """
+    if not group.bounded:
+        return [[0]]
+    local = {v: i for i, v in enumerate(group.comp)}
+    rows = []
+    for v in group.members:
+        dist, cycle = longest_paths(group.adj, ii, sources=[local[v]])
+        if cycle is not None:
+            raise GraphError(f"II {ii} is below the recurrence bound")
+        rows.append([dist[local[u]] for u in group.members])
+    return rows
