@@ -8,7 +8,10 @@ ops in place keeps those rewrites even when the outer order does not change.
 
 What may move: dependences come from read/write effects (RAW, WAR, WAW; unknown effects
 order everything), SSA def-use, and a stability chain that keeps ``scf.for`` / ``scf.if``
-(black boxes with conservative effect summaries) in their relative order. Existing
+(black boxes with conservative effect summaries) in their relative order. The dependences
+are insert-sync's own (:func:`reduced_dependences`: the same transitive closure as every
+conflicting pair, and the same edges in every order that keeps them), so the flags this
+pass predicts are the flags insert-sync will plan. Existing
 ``sync`` ops and stage borders are hard barriers: nothing moves across them.
 
 The algorithms are pure (:mod:`tilesched.schedule.event_schedule`, and
@@ -32,7 +35,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 
 from tilesched.analysis.affine import constant_value
-from tilesched.analysis.dependence import block_dependences, loop_carried_dependences
+from tilesched.analysis.dependence import loop_carried_dependences
+from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.analysis.units import op_route
 from tilesched.ir.tile import StageBorderOp, TileOp
 from tilesched.ir.types import element_bytes, memref_shape
@@ -176,7 +180,7 @@ class _BlockReorderer:
             control.append(bool(op.regions))
             boundary.append(is_boundary)
             durations.append(self.durations[op] if op.regions else self.op_cycles(op))
-        deps = [(d.src, d.dst) for d in block_dependences(ops)]
+        deps = [(d.src, d.dst) for d in reduced_dependences(ops)]
         return Segment(units, durations, inline, control, boundary, deps,
                        _ssa_edges(ops) + _control_chain(control), carried, trips)
 
