@@ -44,8 +44,14 @@ class _Queue:
 def sync_groups(block: Block, target: Target) -> None:
     """Insert commit/wait groups in ``block`` and, recursively, in nested regions."""
     ops = body_ops(block)
+    trusted = {id(op) for op in ops if self_synchronized(op)}  # before we add our own ops
+    _sync_nested(ops, trusted, target)
+    _sync_straight(body_ops(block), target, carried=[], terminator=None, trusted=trusted)
+
+
+def _sync_nested(ops: list[Operation], trusted: set[int], target: Target) -> None:
     for op in ops:
-        if self_synchronized(op):
+        if id(op) in trusted:
             continue
         if isinstance(op, scf.ForOp):
             _sync_loop(op, target)
@@ -53,29 +59,19 @@ def sync_groups(block: Block, target: Target) -> None:
             for region in op.regions:
                 for inner in region.blocks:
                     sync_groups(inner, target)
-    _sync_straight(body_ops(block), target, carried=[], terminator=None)
 
 
 def _sync_loop(loop: scf.ForOp, target: Target) -> None:
     block = loop.body.block
-    if self_synchronized(loop):
-        return
-    for op in body_ops(block):
-        if self_synchronized(op):
-            continue
-        if isinstance(op, scf.ForOp):
-            _sync_loop(op, target)
-        elif op.regions:
-            for region in op.regions:
-                for inner in region.blocks:
-                    sync_groups(inner, target)
+    trusted = {id(op) for op in body_ops(block) if self_synchronized(op)}
+    _sync_nested(body_ops(block), trusted, target)
     ops = body_ops(block)
     all_ops = list(block.ops)
     index_of = {id(op): i for i, op in enumerate(ops)}
     carried = [(index_of[id(all_ops[d.src])], index_of[id(all_ops[d.dst])], d.distance)
                for d in loop_carried_dependences(loop)
                if id(all_ops[d.src]) in index_of and id(all_ops[d.dst]) in index_of]
-    _sync_straight(ops, target, carried, terminator=block.last_op)
+    _sync_straight(ops, target, carried, terminator=block.last_op, trusted=trusted)
 
 
 def self_synchronized(op: Operation) -> bool:
@@ -96,12 +92,13 @@ def _async_queue(op: Operation, target: Target) -> int | None:
     return None
 
 
-def _sync_straight(ops: list[Operation], target: Target, carried, terminator) -> None:
+def _sync_straight(ops: list[Operation], target: Target, carried, terminator,
+                   trusted: set[int]) -> None:
     """Commit runs of async ops; wait before consumers (see the module docstring)."""
     queue_of = [_async_queue(op, target) for op in ops]
     producers = defaultdict(list)
     for dep in reduced_dependences(ops):
-        if queue_of[dep.src] is None or self_synchronized(ops[dep.dst]):
+        if queue_of[dep.src] is None or id(ops[dep.dst]) in trusted:
             continue
         if queue_of[dep.dst] == queue_of[dep.src] and not ops[dep.dst].regions:
             continue  # one in-order queue: the later copy runs after the earlier one
