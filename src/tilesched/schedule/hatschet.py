@@ -161,8 +161,8 @@ def load_graph(
     """
     graph_path = pathlib.Path(graph_path)
     rm_path = pathlib.Path(resources_path) if resources_path else default_resource_path(graph_path)
-    model = load_resource_model(rm_path)
     root = _parse_xml(graph_path)
+    model = load_resource_model(rm_path)
     if not any(True for _ in root.iter("graph")):
         raise TileschedError("not a GraphML file (no <graph>)", loc=str(graph_path))
     key_names = {k.attrs["id"]: k.attrs.get("attr.name", k.attrs["id"])
