@@ -27,6 +27,7 @@ from tilesched.analysis.dependence import (
     kind_of,
 )
 from tilesched.analysis.effects import effects_of
+from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.ir import parse_text, print_module
 from tilesched.schedule.event_schedule import (
     Machine,
@@ -435,6 +436,40 @@ def test_indexed_block_dependences_agree_with_all_pairs(body):
             for block in region.blocks:
                 ops = list(block.ops)
                 assert block_dependences(ops) == _reference_block_dependences(ops)
+
+
+def _random_valid_order(ops, draw) -> list:
+    """A random order of ``ops`` that keeps every conflicting pair and SSA use in order."""
+    index = {op: k for k, op in enumerate(ops)}
+    preds = {k: set() for k in range(len(ops))}
+    for dep in block_dependences(ops):
+        preds[dep.dst].add(dep.src)
+    for k, op in enumerate(ops):
+        for inner in op.walk():
+            preds[k].update(index[v.owner] for v in inner.operands
+                            if v.owner in index and index[v.owner] != k)
+    order, placed = [], set()
+    while len(order) < len(ops):
+        ready = [k for k in range(len(ops)) if k not in placed and preds[k] <= placed]
+        pick = draw(st.sampled_from(ready))
+        order.append(pick)
+        placed.add(pick)
+    return [ops[k] for k in order]
+
+
+@slow(100)
+@given(tile_statements(), st.data())
+def test_reduced_dependences_are_the_same_edges_in_every_valid_order(body, data):
+    """Why reorder-events may compute insert-sync's dependences once, before reordering."""
+    module = parse_text(_tile_program(body), "deps.mlir")
+    for op in module.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                ops = list(block.ops)[:-1]
+                moved = _random_valid_order(ops, data.draw)
+                before = {(ops[d.src], ops[d.dst], d.kind) for d in reduced_dependences(ops)}
+                after = {(moved[d.src], moved[d.dst], d.kind) for d in reduced_dependences(moved)}
+                assert before == after
 
 
 def test_pass_options_are_checked():
