@@ -24,8 +24,9 @@ import time
 
 from tilesched.examples import example_path
 from tilesched.ir import parse_text, print_module
-from tilesched.schedule.event_schedule import Machine, evaluate_order, schedule_segment
+from tilesched.schedule.order_cost import Machine, evaluate_order
 from tilesched.schedule.reorder_exact import exact_order
+from tilesched.schedule.reorder_search import schedule_segment
 from tilesched.schedule.segment import Segment
 from tilesched.sim.engine import simulate
 from tilesched.sim.lower import lower_module

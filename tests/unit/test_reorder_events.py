@@ -29,15 +29,11 @@ from tilesched.analysis.dependence import (
 from tilesched.analysis.effects import effects_of
 from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.ir import parse_text, print_module
-from tilesched.schedule.event_schedule import (
-    Machine,
-    Variant,
-    evaluate_order,
-    local_search,
-    schedule_segment,
-)
+from tilesched.schedule.event_schedule import Variant
 from tilesched.schedule.flag_plan import FlagTracker, Item, count_fallbacks, plan_flags
+from tilesched.schedule.order_cost import Machine, evaluate_order
 from tilesched.schedule.reorder_exact import exact_order, supports
+from tilesched.schedule.reorder_search import local_search, schedule_segment
 from tilesched.schedule.segment import Segment
 from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent

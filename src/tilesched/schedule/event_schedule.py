@@ -23,64 +23,25 @@ Candidate choice, per step:
    start on its unit, then the longest path to the end (critical path), then the unit's
    remaining work (unit balance), then the original index.
 
-Several variants of that key (events first or speed first; *paced* or eager flag use) are
-run, each finished order is evaluated exactly — the flags insert-sync will plan
-(:func:`evaluate_order`) and the cycles they cost (:func:`replay_makespan`) — and the best is
-kept: an order that fits the limit, then fewer cycles, then the original order on ties.
-When no variant fits (strict mode fails), or every fitting order is slower than the
-original one, the same variants run relaxed and the fastest order wins; the caller reports
-this with a warning.
+A :class:`Variant` fixes the key (events first or speed first), the pacing of flag use
+(*paced*: wait to cover a group of producers with one flag; eager) and the admission rule
+(*safe* pressure bound, or *optimistic*: refuse only what cannot get an id now);
+:mod:`tilesched.schedule.reorder_search` runs several and keeps the best order.
 """
 
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from math import ceil
 
-from tilesched.schedule.flag_plan import (
-    BARRIER_ALL,
-    PIPE_BARRIER,
-    SET,
-    WAIT,
-    FlagTracker,
-    Item,
-    SyncOp,
-    count_fallbacks,
-    ids_used,
-    plan_flags,
-    plan_loop_flags,
-)
-from tilesched.schedule.list_schedule import (
-    BARRIER,
-    FENCE,
-    OP,
-    PIPE,
-    SET_FLAG,
-    WAIT_FLAG,
-    Timeline,
-    bottom_levels,
-    remaining_work,
-    replay,
-)
+from tilesched.schedule.flag_plan import FlagTracker, Item
+from tilesched.schedule.list_schedule import Timeline, bottom_levels, remaining_work
+from tilesched.schedule.order_cost import Machine
 from tilesched.schedule.segment import Segment
 
 STRATEGIES = ("min-max-sum", "min-sum-max", "min-max")
 CANDIDATES_PER_UNIT = 2   # ready nodes ranked per unit (by index, by critical path)
-SMALL_SEGMENT = 200       # up to this size, strategy "all" tries the three pick strategies
-LARGE_SEGMENT = 1500      # above this, four variants run
-SEARCH_SEGMENT = 60       # local search polishes the chosen order of segments up to this size
-SEARCH_EVALUATIONS = 200  # exact evaluations the local search may spend
-
-
-@dataclass(frozen=True)
-class Machine:
-    """What the event model and the timing need to know about the target."""
-
-    limit: int
-    pipelined: frozenset[str] = frozenset()
-    issue_cycles: int = 1
-    inline_units: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -97,164 +58,6 @@ class Variant:
         return (f"{self.strategy}/{'speed' if self.speed_first else 'events'}-first"
                 f"/{'paced' if self.paced else 'eager'}"
                 f"/{'optimistic' if self.optimistic else 'safe'}")
-
-
-@dataclass
-class OrderCost:
-    """An order, the flags insert-sync would give it, and the cycles they cost."""
-
-    order: list[int]
-    fallbacks: int
-    peak_events: dict[str, int]
-    ids_used: dict[str, int]
-    makespan: int
-    variant: str = "original"
-    live_events: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def fits(self) -> bool:
-        return self.fallbacks == 0
-
-
-@dataclass
-class SegmentSchedule:
-    """The chosen order of a segment and what the choice was made against."""
-
-    best: OrderCost
-    original: OrderCost
-    strict: bool  # the chosen order fits the event limit
-    tried: list[OrderCost] = field(default_factory=list)
-    fit_found: bool = True  # some order that fits was found (maybe slower than ``best``)
-
-    @property
-    def changed(self) -> bool:
-        return self.best.order != self.original.order
-
-
-# ---------------------------------------------------------------------------- evaluation
-
-
-def evaluate_order(segment: Segment, order: list[int], machine: Machine,
-                   variant: str = "original") -> OrderCost:
-    """Plan the flags of ``order`` exactly as insert-sync does, and time the result.
-
-    Mirrors ``sync_flags.FlagSync``: a loop body without boundaries is planned with
-    :func:`plan_loop_flags` (back-edge flags for loop-carried dependences); otherwise the
-    order is cut at boundary control nodes and each piece planned with :func:`plan_flags`.
-    """
-    position = {node: k for k, node in enumerate(order)}
-    has_boundary = any(segment.boundary)
-    if segment.carried is not None and not has_boundary:
-        return _evaluate_loop(segment, order, position, machine, variant)
-    entries: list[tuple] = []
-    fallbacks, peaks, used = 0, {}, {}
-    for piece in _pieces(segment, order):
-        if isinstance(piece, int):
-            entries.append((FENCE, segment.durations[piece]))
-            continue
-        plan = _plan_piece(segment, piece, machine)
-        fallbacks += count_fallbacks(plan.ops)
-        _merge_max(peaks, plan.peak_events)
-        _merge_max(used, ids_used(plan.ops))
-        entries.extend(_entries(segment, piece, plan.ops))
-    if segment.carried is not None:  # a loop body with boundaries: barrier_all ends each iteration
-        entries.append((BARRIER,))
-    timed = replay(entries * max(1, segment.trips), machine.issue_cycles, machine.inline_units)
-    return OrderCost(list(order), fallbacks, peaks, used, timed.makespan, variant,
-                     timed.live_events)
-
-
-def evaluate_tracked(segment: Segment, scheduler: EventListScheduler) -> OrderCost:
-    """:func:`evaluate_order` for an order a strict run built without running out of ids:
-    its tracker already holds exactly the flags :func:`plan_flags` would plan (positions in
-    the order; boundaries restart the planner as insert-sync does), so only the timing is
-    left to compute. Not for loop bodies (their back-edge flags are planned separately)."""
-    tracker, order = scheduler.tracker, scheduler.order
-    by_position: dict[int, list[SyncOp]] = {}
-    for sync in tracker.ops:
-        by_position.setdefault(sync.position, []).append(sync)
-    entries: list[tuple] = []
-    for k in range(len(order) + 1):
-        for sync in sorted(by_position.get(k, []), key=lambda s: s.order):
-            entries.append(_sync_entry(sync))
-        if k < len(order):
-            node = order[k]
-            if segment.boundary[node]:
-                entries.append((FENCE, segment.durations[node]))
-            elif segment.units[node] is not None:
-                entries.append((OP, segment.units[node], segment.durations[node]))
-    machine = scheduler.machine
-    timed = replay(entries * max(1, segment.trips), machine.issue_cycles, machine.inline_units)
-    return OrderCost(list(order), 0, tracker.peak_events(), ids_used(tracker.ops),
-                     timed.makespan, scheduler.variant.name, timed.live_events)
-
-
-def _evaluate_loop(segment, order, position, machine, variant) -> OrderCost:
-    items = [segment.item(node) for node in order]
-    deps = sorted((position[i], position[j]) for i, j in segment.deps)
-    carried = [(position[i], position[j], d) for i, j, d in segment.carried]
-    plan = plan_loop_flags(items, deps, carried, machine.limit, machine.pipelined)
-    fallbacks = count_fallbacks(plan.body) + int(plan.serialized)
-    body = _entries(segment, order, plan.body)
-    entries = ([_sync_entry(s) for s in plan.presets] + body * max(1, segment.trips)
-               + [_sync_entry(s) for s in plan.drains])
-    timed = replay(entries, machine.issue_cycles, machine.inline_units)
-    return OrderCost(list(order), fallbacks, dict(plan.peak_events),
-                     ids_used(plan.body + plan.presets), timed.makespan, variant,
-                     timed.live_events)
-
-
-def _pieces(segment: Segment, order: list[int]) -> list:
-    """The order cut at boundary nodes: lists of nodes, and the boundary nodes themselves."""
-    pieces, current = [], []
-    for node in order:
-        if segment.boundary[node]:
-            pieces.extend([current, node])
-            current = []
-        else:
-            current.append(node)
-    pieces.append(current)
-    return [p for p in pieces if p != []]
-
-
-def _plan_piece(segment: Segment, piece: list[int], machine: Machine):
-    local = {node: k for k, node in enumerate(piece)}
-    deps = sorted((local[i], local[j]) for j in piece for i in segment.dep_preds[j] if i in local)
-    items = [segment.item(node) for node in piece]
-    return plan_flags(items, deps, machine.limit, machine.pipelined)
-
-
-def _entries(segment: Segment, nodes: list[int], syncs: list[SyncOp]) -> list[tuple]:
-    """Timing entries for ``nodes`` in order with ``syncs`` inserted at their positions."""
-    by_position: dict[int, list[SyncOp]] = {}
-    for sync in syncs:
-        by_position.setdefault(sync.position, []).append(sync)
-    entries = []
-    for k in range(len(nodes) + 1):
-        for sync in sorted(by_position.get(k, []), key=lambda s: s.order):
-            entries.append(_sync_entry(sync))
-        if k < len(nodes) and segment.units[nodes[k]] is not None:
-            entries.append((OP, segment.units[nodes[k]], segment.durations[nodes[k]]))
-    return entries
-
-
-def _sync_entry(sync: SyncOp) -> tuple:
-    if sync.kind == SET:
-        return (SET_FLAG, sync.src, sync.dst, sync.event)
-    if sync.kind == WAIT:
-        return (WAIT_FLAG, sync.src, sync.dst, sync.event)
-    if sync.kind == PIPE_BARRIER:
-        return (PIPE, sync.src)
-    assert sync.kind == BARRIER_ALL
-    return (BARRIER,)
-
-
-def _merge_max(into: dict[str, int], other: dict[str, int]) -> None:
-    for key, value in other.items():
-        into[key] = max(into.get(key, 0), value)
-
-
-# ---------------------------------------------------------------------------- list scheduling
 
 
 class _ReadyQueue:
@@ -303,7 +106,7 @@ class EventListScheduler:
         self.machine = machine
         self.variant = variant
         self.enforce = enforce
-        self.reserved = _reserved_pairs(segment, machine.limit)
+        self.reserved = reserved_pairs(segment, machine.limit)
         self.tracker = FlagTracker(machine.limit, machine.pipelined, self.reserved)
         self.timeline = Timeline(segment)
         self.levels = bottom_levels(segment)
@@ -480,7 +283,7 @@ def _strategy_key(strategy: str, pressure: dict) -> tuple:
     return (worst, total)
 
 
-def _reserved_pairs(segment: Segment, limit: int) -> dict[tuple[str, str], int]:
+def reserved_pairs(segment: Segment, limit: int) -> dict[tuple[str, str], int]:
     """Pairs that may need a back-edge flag in a loop body (insert-sync reserves one id)."""
     if segment.carried is None or any(segment.boundary):
         return {}
@@ -503,129 +306,3 @@ def _producer_counts(segment: Segment) -> dict[tuple[str, str], int]:
             if dst != unit:
                 counts[(unit, dst)] = counts.get((unit, dst), 0) + 1
     return counts
-
-
-# ---------------------------------------------------------------------------- the search
-
-
-def variants_for(strategy: str, size: int, enforce: bool = True) -> list[Variant]:
-    """The variants to run for a segment of ``size`` nodes.
-
-    Events-first variants differ by pick strategy; speed-first ones rank by time first, so
-    only one strategy is run for them. ``strategy="all"`` tries the three strategies on
-    segments up to ``SMALL_SEGMENT`` nodes, the default one (min-max-sum) above; naming a
-    strategy runs only it. Above ``LARGE_SEGMENT`` nodes only the two variants that win most
-    often run (events first, paced and optimistic; speed first, eager and safe). Relaxed
-    runs (``enforce=False``) admit every candidate, so safe and optimistic coincide there.
-    """
-    if strategy != "all":
-        strategies = (strategy,)
-    else:
-        strategies = STRATEGIES if size <= SMALL_SEGMENT else ("min-max-sum",)
-    admissions = (False, True) if enforce else (False,)
-    found = [Variant(s, False, paced, optimistic) for s in strategies
-             for paced in (False, True) for optimistic in admissions]
-    found += [Variant(strategies[0], True, paced, optimistic)
-              for paced in (False, True) for optimistic in admissions]
-    if size > LARGE_SEGMENT:
-        keep = {(False, True, True), (True, False, False)}
-        found = [v for v in found if (v.speed_first, v.paced, v.optimistic) in keep]
-    return found
-
-
-def schedule_segment(segment: Segment, machine: Machine, strategy: str = "all",
-                     objective: str = "fit", guard: bool = True) -> SegmentSchedule:
-    """Choose the order of ``segment``: strict variants first, relaxed ones if none fits.
-
-    ``objective="fit"``: the fastest order that fits the event limit, as long as it is no
-    slower than the original order (so the pass never costs cycles); otherwise the fastest
-    order found. ``"cycles"``: the fastest order, fitting or not (a fitting one wins ties).
-    Every order is judged by :func:`evaluate_order`: the flags insert-sync will plan, and
-    the cycles they cost. ``guard=False`` drops the "no slower than the original" condition
-    (benchmarks use it to measure the best fitting order the heuristic finds).
-    """
-    original = evaluate_order(segment, list(range(len(segment))), machine)
-    if len(segment) < 2 or not any(u is not None for u in segment.units):
-        return SegmentSchedule(original, original, strict=True, tried=[original])
-    tried = [original] + _run_variants(segment, machine, variants_for(strategy, len(segment)),
-                                       enforce=True)
-    if objective == "fit":
-        fitting = [c for c in tried if c.fits and (c.makespan <= original.makespan or not guard)]
-        if fitting:
-            best = min(fitting, key=lambda c: (c.makespan, _peak_total(c), c is not original))
-            best = local_search(segment, machine, best, _fit_first)
-            return SegmentSchedule(best, original, strict=True, tried=tried)
-    tried += _run_variants(segment, machine, variants_for(strategy, len(segment), False),
-                           enforce=False)
-    best = min(tried, key=lambda c: (c.makespan, c.fallbacks, c is not original))
-    best = local_search(segment, machine, best, _fastest)
-    return SegmentSchedule(best, original, strict=best.fits, tried=tried,
-                           fit_found=any(c.fits for c in tried))
-
-
-def _run_variants(segment: Segment, machine: Machine, variants: list[Variant],
-                  enforce: bool) -> list[OrderCost]:
-    found, seen = [], set()
-    for variant in variants:
-        scheduler = EventListScheduler(segment, machine, variant, enforce)
-        order = scheduler.run()
-        if order is None or tuple(order) in seen:
-            continue
-        seen.add(tuple(order))
-        if segment.carried is None and not any(scheduler.tracker.overflow.values()):
-            found.append(evaluate_tracked(segment, scheduler))
-        else:
-            found.append(evaluate_order(segment, order, machine, variant.name))
-    return found
-
-
-def _peak_total(cost: OrderCost) -> int:
-    return sum(cost.peak_events.values())
-
-
-def _fit_first(cost: OrderCost) -> tuple:
-    return (cost.fallbacks, cost.makespan)
-
-
-def _fastest(cost: OrderCost) -> tuple:
-    return (cost.makespan, cost.fallbacks)
-
-
-def local_search(segment: Segment, machine: Machine, start: OrderCost, rank,
-                 evaluations: int = SEARCH_EVALUATIONS) -> OrderCost:
-    """Polish an order by moving single nodes within their dependence window.
-
-    First-improvement hill climbing: each unit node in turn is tried at every other
-    position between its last predecessor and its first successor, and a move is kept when
-    ``rank`` (lower is better) of the exact evaluation improves. At most ``evaluations``
-    orders are evaluated; segments above ``SEARCH_SEGMENT`` nodes are returned unchanged.
-    """
-    if len(segment) > SEARCH_SEGMENT:
-        return start
-    best, spent, improved = start, 0, True
-    while improved and spent < evaluations:
-        improved = False
-        for node in range(len(segment)):
-            if segment.units[node] is None:
-                continue
-            for order in _moves(segment, best.order, node):
-                spent += 1
-                cost = evaluate_order(segment, order, machine, best.variant + "+search")
-                if rank(cost) < rank(best):
-                    best, improved = cost, True
-                    break
-                if spent >= evaluations:
-                    return best
-    return best
-
-
-def _moves(segment: Segment, order: list[int], node: int):
-    """Orders with ``node`` moved to another position that keeps its edges forward."""
-    position = order.index(node)
-    where = {n: k for k, n in enumerate(order)}
-    low = max((where[p] for p in segment.preds[node]), default=-1) + 1
-    high = min((where[s] for s in segment.succs[node]), default=len(order)) - 1
-    rest = order[:position] + order[position + 1:]
-    for target in range(low, high + 1):
-        if target != position:
-            yield rest[:target] + [node] + rest[target:]

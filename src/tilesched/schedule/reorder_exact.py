@@ -30,7 +30,8 @@ from itertools import combinations
 
 from ortools.sat.python import cp_model
 
-from tilesched.schedule.event_schedule import Machine, _reserved_pairs
+from tilesched.schedule.event_schedule import reserved_pairs
+from tilesched.schedule.order_cost import Machine
 from tilesched.schedule.segment import Segment
 
 
@@ -195,7 +196,7 @@ class _ExactModel:
     def _events(self) -> None:
         """Flags as the planner derives them, and the id limit at every set."""
         segment = self.segment
-        reserved = _reserved_pairs(segment, self.machine.limit)
+        reserved = reserved_pairs(segment, self.machine.limit)
         flags: dict[tuple[str, str], list[tuple[int, int, object]]] = {}
         for j in self.unit_ops:
             for i in segment.dep_preds[j]:

@@ -40,13 +40,9 @@ from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.analysis.units import op_route
 from tilesched.ir.tile import StageBorderOp, TileOp
 from tilesched.ir.types import element_bytes, memref_shape
-from tilesched.schedule.event_schedule import (
-    STRATEGIES,
-    Machine,
-    SegmentSchedule,
-    evaluate_order,
-    schedule_segment,
-)
+from tilesched.schedule.event_schedule import STRATEGIES
+from tilesched.schedule.order_cost import Machine, evaluate_order
+from tilesched.schedule.reorder_search import ReorderReport, SegmentSchedule, schedule_segment
 from tilesched.schedule.segment import Segment
 from tilesched.target.model import OperandShape
 from tilesched.transforms.pass_base import PassEnv, TilePass
@@ -72,7 +68,7 @@ class ReorderEventsPass(TilePass):
             raise ValueError(f"unknown objective '{self.objective}' (fit, cycles)")
 
     def run(self, module: ModuleOp, env: PassEnv) -> None:
-        report = _Report()
+        report = ReorderReport()
         if env.target.sync != "flags":
             env.warn(f"reorder-events: target '{env.target.name}' synchronizes with "
                      f"{env.target.sync}, not event flags; the program is left as it is")
@@ -82,44 +78,10 @@ class ReorderEventsPass(TilePass):
         env.remarks["reorder_events"] = report.as_dict()
 
 
-class _Report:
-    """What the pass predicts and decided, for ``env.remarks`` (tests, benchmarks, users)."""
-
-    def __init__(self) -> None:
-        self.peak_events: dict[str, int] = {}
-        self.ids_used: dict[str, int] = {}
-        self.live_events: dict[str, int] = {}
-        self.cycles = 0
-        self.fallbacks = {"before": 0, "after": 0}
-        self.segments = {"total": 0, "changed": 0, "relaxed": 0, "exact": 0}
-        self.exact_gaps: list[float] = []
-
-    def add(self, result: SegmentSchedule, exact: bool) -> None:
-        best = result.best
-        for key, value in best.peak_events.items():
-            self.peak_events[key] = max(self.peak_events.get(key, 0), value)
-        for mine, theirs in ((self.ids_used, best.ids_used), (self.live_events, best.live_events)):
-            for key, value in theirs.items():
-                mine[key] = max(mine.get(key, 0), value)
-        self.fallbacks["before"] += result.original.fallbacks
-        self.fallbacks["after"] += best.fallbacks
-        self.segments["total"] += 1
-        self.segments["changed"] += result.changed
-        self.segments["relaxed"] += not result.strict
-        self.segments["exact"] += exact
-
-    def as_dict(self) -> dict:
-        return {"peak_events": dict(self.peak_events), "ids_used": dict(self.ids_used),
-                "live_events": {k: v for k, v in self.live_events.items() if v},
-                "cycles": self.cycles,
-                "fallbacks": dict(self.fallbacks), "segments": dict(self.segments),
-                "exact_gaps": list(self.exact_gaps)}
-
-
 class _BlockReorderer:
     """Walks a function's blocks innermost first, reorders each segment in place."""
 
-    def __init__(self, options: ReorderEventsPass, env: PassEnv, report: _Report) -> None:
+    def __init__(self, options: ReorderEventsPass, env: PassEnv, report: ReorderReport) -> None:
         self.options = options
         self.env = env
         self.report = report
