@@ -224,9 +224,10 @@ def _load(index: str, buffer: int, tag: str) -> str:
             f"tile.load %g{tag}, %u{buffer} : {TILE_GM}, {UB}")
 
 
-def _store(buffer: int, index: str, tag: str) -> str:
+def _store(buffer: int, index: str, tag: str, latency: int | None = None) -> str:
+    attributes = f" {{latency = {latency} : i64}}" if latency else ""
     return (f"%s{tag} = tile.slot %y[{index}] : {GM} -> {TILE_GM}\n"
-            f"tile.store %u{buffer}, %s{tag} : {UB}, {TILE_GM}")
+            f"tile.store %u{buffer}, %s{tag}{attributes} : {UB}, {TILE_GM}")
 
 
 def _vector(op: str, buffers: list[int]) -> str:
@@ -313,6 +314,47 @@ def test_straight_line_cycles_and_live_events_are_predicted_exactly(body, target
     predicted, result = _check_program(_tile_program(body), target)
     assert predicted["cycles"] == result.cycles
     assert predicted["live_events"] == _nonzero(result.peak_live_events)
+
+
+def _model_of_input(text: str, target: str = "ascend-a2"):
+    """The pass's evaluation of the *input* order of a straight-line kernel."""
+    from tilesched.transforms.reorder_events import ReorderEventsPass, _BlockReorderer
+    from tilesched.transforms.sync_common import body_ops
+
+    module = parse_text(text, "model.mlir")
+    env = PassEnv(load_target(target))
+    reorderer = _BlockReorderer(ReorderEventsPass(), env, None)
+    ops = body_ops(next(iter(module.body.block.ops)).body.block)
+    segment = reorderer.graph(ops, None, 1)
+    return evaluate_order(segment, list(range(len(ops))), reorderer.machine)
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_program_order_peak_and_simulated_peak_differ_and_both_are_predicted(interleaved):
+    """insert-sync reports flags live in *program order*; the simulator counts flags live at
+    one *instant*. Interleaved tiles: 1 in program order, but V runs ahead of MTE3 and sets a
+    flag before MTE3 consumed the previous one (2 live), and no wait ever frees an id along
+    happens-before, so insert-sync spends its 8 ids and falls back. All loads first: 8 in
+    program order (then the ids run out), fewer at once in time. The replay predicts the
+    simulator's count, the planner insert-sync's; both are bounded by the ids used."""
+    tiles = 10
+    loads = [_load(f"%c{t}", t, f"p{t}") for t in range(tiles)]
+    exps = [_vector("exp", [t, t]) for t in range(tiles)]
+    stores = [_store(t, f"%c{t}", f"q{t}", latency=90) for t in range(tiles)]  # MTE3 lags
+    body = ([x for t in range(tiles) for x in (loads[t], exps[t], stores[t])] if interleaved
+            else loads + exps + stores)
+    text = _tile_program(body, buffers=tiles)
+    model = _model_of_input(text)
+    synced, env = _run(text, "insert-sync")
+    result = _simulate(synced)
+    assert model.peak_events == env.remarks["peak_events"]
+    assert model.live_events == _nonzero(result.peak_live_events)
+    assert model.makespan == result.cycles and model.fallbacks > 0
+    assert model.peak_events != model.live_events
+    for pair, live in result.peak_live_events.items():
+        assert live <= model.ids_used[pair] <= 8
+    if interleaved:
+        assert model.peak_events["V->MTE3"] == 1 < model.live_events["V->MTE3"]
 
 
 def _batch_kernel(tiles: int) -> str:
