@@ -31,9 +31,14 @@ from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.ir import parse_text, print_module
 from tilesched.schedule.event_schedule import Variant
 from tilesched.schedule.flag_plan import FlagTracker, Item, count_fallbacks, plan_flags
-from tilesched.schedule.order_cost import Machine, evaluate_order
+from tilesched.schedule.order_cost import Machine, OrderCost, evaluate_order
 from tilesched.schedule.reorder_exact import exact_order, supports
-from tilesched.schedule.reorder_search import local_search, schedule_segment
+from tilesched.schedule.reorder_search import (
+    SegmentSchedule,
+    adopt,
+    local_search,
+    schedule_segment,
+)
 from tilesched.schedule.segment import Segment
 from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
@@ -188,6 +193,21 @@ def test_local_search_only_moves_within_dependences():
     start = evaluate_order(segment, [0, 1, 2, 3], machine)
     better = local_search(segment, machine, start, lambda c: (c.fallbacks, c.makespan))
     assert segment.is_topological(better.order) and better.makespan <= start.makespan
+
+
+def test_an_exact_order_is_adopted_only_when_the_objective_prefers_it():
+    def cost(makespan, fallbacks):
+        return OrderCost([0], fallbacks, {}, {}, makespan)
+
+    def result(best):
+        return SegmentSchedule(best, cost(100, 1), strict=best.fits)
+
+    slow_fit, fast_fit = cost(120, 0), cost(90, 0)
+    assert not adopt(result(cost(80, 2)), slow_fit, "fit")  # fits, but costs cycles
+    assert adopt(result(cost(80, 2)), fast_fit, "fit")
+    assert not adopt(result(cost(80, 2)), fast_fit, "cycles")
+    chosen = result(cost(95, 0))
+    assert adopt(chosen, fast_fit) and chosen.best is fast_fit and chosen.strict
 
 
 def test_exact_mode_declines_control_and_inline_nodes():

@@ -98,6 +98,22 @@ def schedule_segment(segment: Segment, machine: Machine, strategy: str = "all",
                            fit_found=any(c.fits for c in tried))
 
 
+def adopt(result: SegmentSchedule, candidate: OrderCost, objective: str = "fit") -> bool:
+    """Take ``candidate`` (CP-SAT's order, say) instead of the chosen order if the objective
+    prefers it: it fits and is faster, or nothing chosen fits and ``candidate`` fits without
+    being slower than the original order (``fit``) or is faster (``cycles``)."""
+    best = result.best
+    if not candidate.fits:
+        return False
+    if best.fits or objective == "cycles":
+        better = candidate.makespan < best.makespan
+    else:
+        better = candidate.makespan <= result.original.makespan
+    if better:
+        result.best, result.strict, result.fit_found = candidate, True, True
+    return better
+
+
 def _run_variants(segment: Segment, machine: Machine, variants: list[Variant],
                   enforce: bool) -> list[OrderCost]:
     found, seen = [], set()

@@ -42,7 +42,12 @@ from tilesched.ir.tile import StageBorderOp, TileOp
 from tilesched.ir.types import element_bytes, memref_shape
 from tilesched.schedule.event_schedule import STRATEGIES
 from tilesched.schedule.order_cost import Machine, evaluate_order
-from tilesched.schedule.reorder_search import ReorderReport, SegmentSchedule, schedule_segment
+from tilesched.schedule.reorder_search import (
+    ReorderReport,
+    SegmentSchedule,
+    adopt,
+    schedule_segment,
+)
 from tilesched.schedule.segment import Segment
 from tilesched.target.model import OperandShape
 from tilesched.transforms.pass_base import PassEnv, TilePass
@@ -182,12 +187,9 @@ class _BlockReorderer:
         if solved is None:
             return False
         cost = evaluate_order(graph, solved.order, self.machine, "exact")
-        if cost.fits and (not result.best.fits or cost.makespan < result.best.makespan):
-            heuristic = result.best
-            result.best = cost
-        else:
-            heuristic = result.best
-        if cost.makespan:
+        heuristic = result.best
+        adopt(result, cost, self.options.objective)
+        if cost.makespan and heuristic.fits:
             self.report.exact_gaps.append(heuristic.makespan / cost.makespan)
         return True
 
