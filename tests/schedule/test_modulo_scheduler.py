@@ -26,6 +26,7 @@ def test_chain_reaches_res_mii():
     assert r.starts == {"ld": 0, "mul": 2, "add": 5, "st": 7}
     assert r.stages == 4 and r.length == 8
     assert r.stage_of["st"] == 3
+    assert r.kernel_order == {"ld": 0, "mul": 1, "add": 2, "st": 3}  # rows 0, 0, 1, 1
 
 
 def test_recurrence_forcing_ii_above_mii_is_scheduled_at_the_optimum():

@@ -154,6 +154,17 @@ class ModuloResult:
         return {v: t // self.ii for v, t in self.starts.items()} if self.ii else {}
 
     @property
+    def kernel_order(self) -> dict[str, int]:
+        """Position of every node in the steady-state kernel: by row (``start mod II``), then
+        stage, then insertion order (what ``tile.order`` records)."""
+        if not self.ii:
+            return {}
+        index = {v: i for i, v in enumerate(self.starts)}
+        ranked = sorted(self.starts, key=lambda v: (self.starts[v] % self.ii,
+                                                    self.starts[v] // self.ii, index[v]))
+        return {v: k for k, v in enumerate(ranked)}
+
+    @property
     def failures(self) -> list[PlacementFailure]:
         """The diagnostics of every II that failed, in search order."""
         return [a.failure for a in self.attempts if a.failure is not None]
@@ -177,7 +188,7 @@ def earliest_times(cg: CompiledGraph, ii: int, rows: list[int | None]) -> list[i
     n = cg.n
     t = [r if r is not None else 0 for r in rows]
     queue, queued = deque(range(n)), [True] * n
-    limit = 64 * (n + len(cg.edges)) + 10_000
+    limit = 1000 * (n + len(cg.edges)) + 100_000  # a safety net: feasible rows converge
     while queue:
         u = queue.popleft()
         queued[u] = False
