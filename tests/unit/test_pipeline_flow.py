@@ -23,7 +23,8 @@ def _run(name: str, target, pipeline: str):
 
 
 @pytest.mark.parametrize(("name", "target"), [
-    ("ascend_gemm", "ascend-a2"), ("ascend_attention", "ascend-a2"), ("cuda_gemm", "cuda-sm80")])
+    ("ascend_gemm", "ascend-a2"), ("ascend_attention", "ascend-a2"), ("cuda_gemm", "cuda-sm80"),
+    ("cuda_attention", "cuda-sm80")])
 def test_pipelined_flow_is_correct_and_faster(name, target):
     target = load_target(target)
     original = lower_module(parse_file(str(example_path(name))), target)

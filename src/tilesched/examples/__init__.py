@@ -41,6 +41,7 @@ EXAMPLES: tuple[Example, ...] = (
     Example("ascend_softmax", "ascend-a2", "row softmax on the vector pipe over row blocks"),
     Example("ascend_attention", "ascend-a2", "attention: Q K^T, softmax on V, P V on the cube"),
     Example("cuda_gemm", "cuda-sm80", "GEMM loop with cp.async global->shared loads"),
+    Example("cuda_attention", "cuda-sm80", "attention: cp.async Q blocks, Q K^T, softmax, P V"),
     Example("amd_gemm", "amd-gfx950", "LDS GEMM loop split into warp-pipeline stages"),
 )
 
