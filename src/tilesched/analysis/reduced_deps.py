@@ -12,12 +12,13 @@ rule, generalized to regions. The result has the same transitive closure as
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 
 from xdsl.ir import Operation
 
 from tilesched.analysis.affine import Affine
-from tilesched.analysis.dependence import UNKNOWN, Dependence, buffer_name, kind_of
+from tilesched.analysis.dependence import UNKNOWN, Dependence, _box, buffer_name, kind_of
 from tilesched.analysis.effects import Access, effects_of
 from tilesched.analysis.regions import Region
 
@@ -43,9 +44,60 @@ def covers(outer: Region, inner: Region) -> bool:
     return True
 
 
+class _LiveIndex:
+    """Live accesses of one root buffer, split by read/write; constant regions are kept
+    sorted by the start of their first dimension, so only overlapping ones are visited."""
+
+    def __init__(self) -> None:
+        self.keys = ([], [])      # per write flag: sorted (first start, op index, serial)
+        self.entries = ([], [])   # per write flag: (op index, access, box), same order
+        self.longest = [0, 0]
+        self.symbolic = ([], [])  # per write flag: (op index, access, None)
+        self.serial = 0
+
+    def add(self, index: int, access: Access, box) -> None:
+        kind = int(access.write)
+        if box is None:
+            self.symbolic[kind].append((index, access, None))
+            return
+        self.serial += 1
+        key = (box[0][0], index, self.serial)
+        position = bisect_right(self.keys[kind], key)
+        self.keys[kind].insert(position, key)
+        self.entries[kind].insert(position, (index, access, box))
+        self.longest[kind] = max(self.longest[kind], box[0][1] - box[0][0])
+
+    def candidates(self, box, kinds) -> list[tuple[int, int, Access, object]]:
+        """``(kind, position, ...)`` of entries that may overlap ``box`` (None: any)."""
+        found = []
+        for kind in kinds:
+            found.extend((kind, -1, *entry) for entry in self.symbolic[kind])
+            if box is None:
+                found.extend((kind, p, *e) for p, e in enumerate(self.entries[kind]))
+                continue
+            start, end = box[0]
+            low = bisect_left(self.keys[kind], (start - self.longest[kind] + 1,))
+            high = bisect_left(self.keys[kind], (end,))
+            found.extend((kind, p, *self.entries[kind][p]) for p in range(low, high))
+        return found
+
+    def retire(self, covered: list[tuple[int, int, Access, object]]) -> None:
+        """Drop entries (as returned by :meth:`candidates`) that a later write covers."""
+        for kind, position, _, access, _ in sorted(covered, key=lambda c: -c[1]):
+            if position < 0:
+                self.symbolic[kind][:] = [e for e in self.symbolic[kind] if e[1] is not access]
+            else:
+                del self.keys[kind][position]
+                del self.entries[kind][position]
+
+
 def reduced_dependences(ops: list[Operation]) -> list[Dependence]:
-    """Edges whose transitive closure equals that of ``block_dependences(ops)``."""
-    live: dict[object, list[tuple[int, Access]]] = defaultdict(list)
+    """Edges whose transitive closure equals that of ``block_dependences(ops)``.
+
+    Near-linear: each access visits only the live accesses whose first-dimension interval
+    overlaps it, and each access is retired at most once.
+    """
+    live: dict[object, _LiveIndex] = defaultdict(_LiveIndex)
     found: dict[tuple[int, int, str], Dependence] = {}
     last_unknown: int | None = None
     since_unknown: list[int] = []
@@ -62,16 +114,17 @@ def reduced_dependences(ops: list[Operation]) -> list[Dependence]:
         if last_unknown is not None:
             found.setdefault((last_unknown, j, UNKNOWN), Dependence(last_unknown, j, UNKNOWN, "*"))
         since_unknown.append(j)
-        for access in effects.accesses:
-            for i, earlier in live[access.region.root]:
-                if not (earlier.write or access.write):
-                    continue  # two reads commute
+        boxes = [_box(access) for access in effects.accesses]
+        for access, box in zip(effects.accesses, boxes, strict=True):
+            kinds = (0, 1) if access.write else (1,)
+            for _, _, i, earlier, _ in live[access.region.root].candidates(box, kinds):
                 kind = kind_of(earlier, access)
                 if kind and i != j:
                     found.setdefault((i, j, kind), Dependence(i, j, kind, buffer_name(access.region)))
-        for access in effects.accesses:
-            entries = live[access.region.root]
+        for access, box in zip(effects.accesses, boxes, strict=True):
+            index = live[access.region.root]
             if access.write:
-                entries[:] = [(i, a) for i, a in entries if i == j or not covers(access.region, a.region)]
-            entries.append((j, access))
+                index.retire([c for c in index.candidates(box, (0, 1))
+                              if c[2] != j and covers(access.region, c[3].region)])
+            index.add(j, access, box)
     return sorted(found.values(), key=lambda d: (d.src, d.dst, d.kind))

@@ -44,7 +44,9 @@ class InsertSyncPass(TilePass):
                 for loop in sync.serialized_loops:
                     env.warn("event ids would be re-set before their previous wait completes; "
                              "this loop's iterations are serialized with barrier_all", loop)
-                env.remarks["peak_events"] = dict(sync.peak_events)
+                peaks = env.remarks.setdefault("peak_events", {})
+                for pair, count in sync.peak_events.items():  # the most over all functions
+                    peaks[pair] = max(peaks.get(pair, 0), count)
             elif family == "groups":
                 from tilesched.transforms.sync_groups import sync_groups
 
