@@ -275,15 +275,17 @@ class _Placer:
         return [*range(start, hi + 1), *range(start - 1, lo - 1, -1)]
 
     def legal_count(self, v: int, lo: int | None, hi: int | None) -> int:
-        """Legal seats of ``v`` in its window (bit-parallel for one-cell footprints)."""
+        """Legal seats of ``v`` in its window (bit-parallel unless its footprint wraps onto
+        itself)."""
         usage = self.cg.usage[v]
         if lo is not None and hi < lo:
             return 0
-        if len(usage) == 1:
-            off, col = usage[0]
-            mask = _rows_mask(lo + off, hi + off, self.ii) if lo is not None else -1
-            return (mask & self.table.free_rows(col)).bit_count()
-        return sum(1 for t in self.candidates(v, lo, hi) if self.table.probe(usage, t))
+        rows = self.table.start_rows(usage)
+        if rows is None:
+            return sum(1 for t in self.candidates(v, lo, hi) if self.table.probe(usage, t))
+        if lo is None:
+            return rows.bit_count()
+        return (rows & _rows_mask(lo, hi, self.ii)).bit_count()
 
     def seat(self, v: int, t: int) -> None:
         """Commit ``v`` at ``t`` (the table re-probes)."""

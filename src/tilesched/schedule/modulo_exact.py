@@ -227,9 +227,9 @@ class _DecomposedModel:
                 self.model.add(self.start[a] <= self.start[b])
 
     def _add_capacity(self) -> None:
-        """Per column, a cumulative over every footprint cycle and its copies shifted by
-        ``k * II`` for ``|k| <= K``; with ``K`` covering the span of all windows this is exactly
-        the modulo capacity constraint (a row's users all meet at one time point)."""
+        """Per column, a cumulative over every footprint run (consecutive cycles) and its copies
+        shifted by ``k * II`` for ``|k| <= K``; with ``K`` covering the span of all windows this
+        is exactly the modulo capacity constraint (a row's users all meet at one time point)."""
         cg, ii, model = self.cg, self.ii, self.model
         if not self.kept:
             return
@@ -239,10 +239,10 @@ class _DecomposedModel:
         copies = -(-(hi - lo + reach + ii) // (2 * ii))
         per_column: dict[int, list] = {}
         for v in self.kept:
-            for off, col in cg.usage[v]:
+            for col, off, length in _runs(cg.usage[v]):
                 for k in range(-copies, copies + 1):
                     iv = model.new_fixed_size_interval_var(
-                        self.start[v] + off + k * ii, 1, f"c{v}_{off}_{k}")
+                        self.start[v] + off + k * ii, length, f"c{v}_{col}_{off}_{k}")
                     per_column.setdefault(col, []).append(iv)
         for col, intervals in per_column.items():
             cap = cg.column_capacity[col]
@@ -266,6 +266,17 @@ class _DecomposedModel:
                 rows[v] = next(s for s in range(ii) if table.probe(cg.usage[v], s))
                 table.commit(v, cg.usage[v], rows[v])
         return earliest_times(cg, ii, rows)
+
+
+def _runs(usage: tuple[tuple[int, int], ...]) -> list[tuple[int, int, int]]:
+    """A footprint as ``(column, first offset, length)`` runs of consecutive cycles."""
+    runs: list[list[int]] = []
+    for off, col in sorted(usage, key=lambda use: (use[1], use[0])):
+        if runs and runs[-1][0] == col and runs[-1][1] + runs[-1][2] == off:
+            runs[-1][2] += 1
+        else:
+            runs.append([col, off, 1])
+    return [(col, off, length) for col, off, length in runs]
 
 
 def _horizon(cg: CompiledGraph, ii: int) -> int:

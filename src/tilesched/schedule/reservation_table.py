@@ -43,22 +43,49 @@ class ModuloReservationTable:
         self._occupants: list[list[int]] = [[] for _ in range(ii * self._cols)]
         full = (1 << ii) - 1
         self._free = [full if cap > 0 else 0 for cap in self.capacity]
+        self._distinct: dict[Footprint, bool] = {}
 
     def _cells(self, footprint: Footprint, start: int) -> Counter:
         """Units the footprint needs per flat cell index when placed at ``start``."""
         ii, cols = self.ii, self._cols
         return Counter(((start + off) % ii) * cols + col for off, col in footprint)
 
+    def distinct_cells(self, footprint: Footprint) -> bool:
+        """Whether the footprint's uses fall in pairwise different cells (no wrap onto itself).
+        Cached per footprint."""
+        known = self._distinct.get(footprint)
+        if known is None:
+            cells = {(off % self.ii, col) for off, col in footprint}
+            known = self._distinct[footprint] = len(cells) == len(footprint)
+        return known
+
     def probe(self, footprint: Footprint, start: int) -> bool:
         """Whether ``footprint`` fits at ``start``. O(len(footprint))."""
         ii, cols, count, cap = self.ii, self._cols, self._count, self.capacity
-        if len(footprint) == 1:
-            off, col = footprint[0]
-            return count[((start + off) % ii) * cols + col] < cap[col]
+        if len(footprint) == 1 or self.distinct_cells(footprint):
+            for off, col in footprint:
+                if count[((start + off) % ii) * cols + col] >= cap[col]:
+                    return False
+            return True
         for cell, need in self._cells(footprint, start).items():
             if count[cell] + need > cap[cell % cols]:
                 return False
         return True
+
+    def start_rows(self, footprint: Footprint) -> int | None:
+        """Bit set of the start rows where ``footprint`` fits, or ``None`` when it uses some
+        cell twice (then :meth:`probe` each start). O(len(footprint)) big-integer operations."""
+        if not self.distinct_cells(footprint):
+            return None
+        ii = self.ii
+        full = (1 << ii) - 1
+        rows = full
+        for off, col in footprint:
+            free, k = self._free[col], off % ii
+            rows &= ((free >> k) | (free << (ii - k))) & full
+            if not rows:
+                break
+        return rows
 
     def conflicts(self, footprint: Footprint, start: int) -> list[Conflict]:
         """The full cells ``footprint`` would overflow at ``start``, in row order."""
