@@ -4,6 +4,7 @@ races, deadlocks and sync violations, and compute what the unsynchronized progra
 from __future__ import annotations
 
 import pathlib
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +16,7 @@ from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
 from tilesched.sim.lower import lower_module
 from tilesched.target import load_target
+from tilesched.target.loader import BUILTIN_DIR
 from tilesched.transforms.pass_base import PassEnv, parse_pass_pipeline, run_pipeline
 
 T16 = 'memref<16x16xf16, "{}">'
@@ -125,8 +127,16 @@ def _program(family: str, body: list[str]) -> str:
     return "\n".join(lines + ["  func.return", "}"]) + "\n"
 
 
+def _two_ids_target() -> str:
+    """ascend-a2 with 2 event ids per pair: makes id exhaustion (and its fallback) common."""
+    source = pathlib.Path(BUILTIN_DIR / "ascend-a2.toml").read_text()
+    path = pathlib.Path(tempfile.gettempdir()) / "tilesched-ascend-2ids.toml"
+    path.write_text(source.replace("event_limit = 8", "event_limit = 2"))
+    return str(path)
+
+
 def _check(text: str, target_name: str, pipeline: str = "insert-sync") -> str:
-    target = load_target(target_name)
+    target = load_target(_two_ids_target() if target_name == "two-ids" else target_name)
     original = parse_text(text, "random.mlir")
     synced = parse_text(text, "random.mlir")
     run_pipeline(synced, parse_pass_pipeline(pipeline), PassEnv(target))
@@ -138,10 +148,23 @@ def _check(text: str, target_name: str, pipeline: str = "insert-sync") -> str:
     return synced_text
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(statements("ascend"), st.sampled_from(["ascend-a2", "ascend-910a"]))
-def test_random_ascend_programs_are_race_free_and_equivalent(body, target):
-    _check(_program("ascend", body), target)
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(statements("ascend"), st.sampled_from(["ascend-a2", "ascend-910a", "two-ids"]),
+       st.sampled_from(["insert-sync", "insert-sync{naive=true}"]))
+def test_random_ascend_programs_are_race_free_and_equivalent(body, target, pipeline):
+    _check(_program("ascend", body), target, pipeline)
+
+
+@pytest.mark.parametrize("pipeline", ["insert-sync", "insert-sync{naive=true}"])
+@pytest.mark.parametrize("target", ["ascend-910a", "two-ids"])
+def test_long_straight_line_kernels_run_out_of_ids_safely(pipeline, target):
+    """Many consumers per producer: ids run out, waits are drained early, still correct."""
+    import sys
+
+    sys.path.insert(0, str(pathlib.Path(__file__).parents[2] / "benchmarks"))
+    from bench_sync import straight_line_program
+
+    _check(straight_line_program(150, seed=100), target, pipeline)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

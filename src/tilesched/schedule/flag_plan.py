@@ -50,7 +50,8 @@ class SyncOp:
     src: str = ""
     dst: str = ""
     event: int = -1
-    order: int = 0
+    order: float = 0
+    fallback: bool = False  # a barrier_all issued because a pair ran out of event ids
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -265,7 +266,8 @@ def _emit_set(need, position, order, items, inserts, pool, clocks, pending):
     pair = (items[need.producer].unit, items[need.consumer].unit)
     event = pool.free_id(pair, clocks)
     if event is None:
-        _drain_pair(pair, position, inserts, pool, clocks, pending)
+        # Before this set but after the sets already placed at this position (lower orders).
+        _drain_pair(pair, position, 10 + order - 0.5, inserts, pool, clocks, pending)
         event = pool.free_id(pair, clocks)
     pool.take(pair, event)
     snapshot = clocks.tick(pair[0])
@@ -297,11 +299,11 @@ def _wait(pair, entry, position, order, inserts, pool, clocks, pending):
     inserts.append(SyncOp(position, WAIT, pair[0], pair[1], event, order=order))
 
 
-def _drain_pair(pair, position, inserts, pool, clocks, pending):
+def _drain_pair(pair, position, order, inserts, pool, clocks, pending):
     """Out of ids: wait for every pending flag of ``pair`` now, then barrier_all."""
     for entry in list(pending[pair]):
-        _wait(pair, entry, position, 0, inserts, pool, clocks, pending)
-    inserts.append(SyncOp(position, BARRIER_ALL, order=1))
+        _wait(pair, entry, position, order, inserts, pool, clocks, pending)
+    inserts.append(SyncOp(position, BARRIER_ALL, order=order + 0.25, fallback=True))
     clocks.barrier_all()
     pool.reset()
 
@@ -427,10 +429,10 @@ def reuse_is_safe(items: list[Item], body: list[SyncOp], presets: list[SyncOp]) 
 def count_fallbacks(ops: list[SyncOp]) -> int:
     """How often a plan ran out of event ids (a drain: early waits, then ``barrier_all``).
 
-    :func:`_drain_pair` emits its ``barrier_all`` with ``order=1``; barriers that an inline
-    consumer needs use ``order=50``, the per-iteration serialization of a loop ``order=99``.
+    :func:`_drain_pair` marks its ``barrier_all`` as ``fallback``; barriers that an inline
+    consumer needs and the per-iteration serialization of a loop are not counted.
     """
-    return sum(1 for s in ops if s.kind == BARRIER_ALL and s.order == 1)
+    return sum(1 for s in ops if s.kind == BARRIER_ALL and s.fallback)
 
 
 def ids_used(ops: list[SyncOp]) -> dict[str, int]:
