@@ -49,6 +49,16 @@ def test_multi_cycle_occupancies():
     assert r.bounds.res_mii == 6 and r.bounds.rec_mii == 10 and r.ii == 10
 
 
+def test_long_single_ops_are_wound_without_gaps():
+    # 11 ops of 13 blocking cycles on 4 units: 143 cycles fit II 36 only when packed end to end
+    g = make_graph({"mul": 4, "free": None},
+                   [(f"m{i}", "mul", 14, 13) for i in range(11)] + [("x", "free", 1, 1)],
+                   [(f"m{i}", "x", i % 3, 0) for i in range(11)])
+    r = modulo_schedule(g)
+    _valid(g, r)
+    assert r.bounds.res_mii == 36 and r.ii == 36
+
+
 def test_occupancy_longer_than_ii_wraps():
     g = make_graph({"U": 2}, [("a", "U", 5, 5)], [("a", "a", 0, 1)])
     r = modulo_schedule(g)

@@ -176,6 +176,7 @@ class _Overlay:
 
     dead_nodes: dict[int, None] = field(default_factory=dict)
     dead_groups: dict[int, None] = field(default_factory=dict)
+    tape: bool = False  # single ops go to the fuse arm first (after a single op failed)
 
 
 def earliest_times(cg: CompiledGraph, ii: int, rows: list[int | None]) -> list[int]:
@@ -241,6 +242,7 @@ class _Placer:
         self.table = ModuloReservationTable(ii, cg.column_capacity)
         self.time: dict[int, int] = {}
         self.arm: dict[int, str] = {}
+        self.tape: dict[int, int] = {}
         self.failure: PlacementFailure | None = None
 
     # ---- windows and seats -------------------------------------------------------------
@@ -318,6 +320,7 @@ class _Placer:
         self.table = ModuloReservationTable(self.ii, self.cg.column_capacity)
         self.time.clear()
         self.arm.clear()
+        self.tape.clear()
 
     # ---- the arms --------------------------------------------------------------------------
 
@@ -331,10 +334,14 @@ class _Placer:
         return all(self.seat_earliest(v, "permute") for v in order)
 
     def arm_fuse(self, gi: int, overlay: _Overlay) -> bool:
-        """The group as one rigid footprint in its ASAP, then ALAP layout, at every shift."""
+        """A recurrence as one rigid footprint in its ASAP, then ALAP layout, at every shift.
+        A single op is fused with the single ops already on its column instead: it starts
+        where the last of them ended (or the next legal start), winding them around the table
+        like a tape, which packs contiguous footprints without gaps (McNaughton's wrap-around
+        rule)."""
         group = self.groups[gi]
         if not group.bounded:
-            return False
+            return self._wind(group.members[0])
         first = group.members[0]
         for layout in (self.asap, [-h for h in self.height]):
             fused = tuple(
@@ -346,6 +353,18 @@ class _Placer:
                     for v in group.members:
                         self.seat(v, t + layout[v] - layout[first])
                     return True
+        return False
+
+    def _wind(self, v: int) -> bool:
+        """Seat single op ``v`` at the first legal start from its column's tape head."""
+        usage = self.cg.usage[v]
+        col = usage[0][1]
+        head = self.tape.get(col, self.asap[v])
+        for t in range(head, head + self.ii):
+            if self.table.probe(usage, t):
+                self.seat(v, t)
+                self.tape[col] = t + 1 + max(off for off, c in usage if c == col)
+                return True
         return False
 
     def arm_retry(self, gi: int, overlay: _Overlay) -> bool:
@@ -480,7 +499,11 @@ class _Placer:
         return list(overlay.dead_groups) + rest
 
     def place_with_arms(self, rounds: int) -> bool:
-        """All groups by the arms; on a failed group, restart with it first (``rounds`` times)."""
+        """All groups by the arms; on a failed group, restart with it first (``rounds`` times).
+
+        When a single op failed (its column fragmented), the restarts also put the fuse arm
+        first for single ops, which winds them onto their columns like a tape.
+        """
         overlay = _Overlay()
         for _ in range(rounds + 1):
             order = self.group_order(overlay)
@@ -488,6 +511,9 @@ class _Placer:
             if failed is None:
                 return True
             self.reset()
+            if not self.groups[failed].bounded and not overlay.tape:
+                overlay.tape = True
+                continue
             if failed in overlay.dead_groups or failed == order[0]:
                 return False
             overlay.dead_groups[failed] = None
@@ -495,8 +521,10 @@ class _Placer:
 
     def _place_groups(self, order: list[int], overlay: _Overlay) -> int | None:
         """Place groups in ``order``; return the first group no arm could seat."""
+        tape_first = ("fuse", *(arm for arm in ARMS if arm != "fuse"))
         for gi in order:
-            for arm in ARMS:
+            single = not self.groups[gi].bounded
+            for arm in tape_first if single and overlay.tape else ARMS:
                 if getattr(self, f"arm_{arm}")(gi, overlay):
                     for v in self.groups[gi].members:
                         self.arm[v] = arm
