@@ -75,6 +75,12 @@ class TileOp(IRDLOperation):
         """Op-specific shape and type rules."""
 
 
+def _variant(base: type[TileOp], op_name: str, doc: str) -> type[TileOp]:
+    """Define op ``tile.<op_name>`` sharing ``base``'s operands, syntax and verifier."""
+    cls_name = "".join(part.title() for part in op_name.split("_")) + "Op"
+    return irdl_op_definition(type(cls_name, (base,), {"name": f"tile.{op_name}", "__doc__": doc}))
+
+
 def _shapes(op: IRDLOperation) -> list[tuple[int, ...]]:
     return [memref_shape(v.type) for v in op.operands if isinstance(v.type, MemRefType)]
 
@@ -192,16 +198,12 @@ class _BinaryOp(TileOp):
         _same_element_type(self)
 
 
-def _binary(op_name: str, doc: str) -> type[TileOp]:
-    return irdl_op_definition(type(f"{op_name.title()}Op", (_BinaryOp,), {"name": f"tile.{op_name}", "__doc__": doc}))
-
-
-AddOp = _binary("add", "dst = a + b")
-SubOp = _binary("sub", "dst = a - b")
-MulOp = _binary("mul", "dst = a * b")
-DivOp = _binary("div", "dst = a / b")
-MaxOp = _binary("max", "dst = max(a, b)")
-MinOp = _binary("min", "dst = min(a, b)")
+AddOp = _variant(_BinaryOp, "add", "dst = a + b")
+SubOp = _variant(_BinaryOp, "sub", "dst = a - b")
+MulOp = _variant(_BinaryOp, "mul", "dst = a * b")
+DivOp = _variant(_BinaryOp, "div", "dst = a / b")
+MaxOp = _variant(_BinaryOp, "max", "dst = max(a, b)")
+MinOp = _variant(_BinaryOp, "min", "dst = min(a, b)")
 
 
 class _ScalarOp(TileOp):
@@ -219,13 +221,9 @@ class _ScalarOp(TileOp):
         _same_element_type(self)
 
 
-def _scalar(op_name: str, doc: str) -> type[TileOp]:
-    return irdl_op_definition(type(f"{op_name.title()}Op", (_ScalarOp,), {"name": f"tile.{op_name}", "__doc__": doc}))
-
-
-AddsOp = _scalar("adds", "dst = a + scalar")
-MulsOp = _scalar("muls", "dst = a * scalar")
-MaxsOp = _scalar("maxs", "dst = max(a, scalar)")
+AddsOp = _variant(_ScalarOp, "adds", "dst = a + scalar")
+MulsOp = _variant(_ScalarOp, "muls", "dst = a * scalar")
+MaxsOp = _variant(_ScalarOp, "maxs", "dst = max(a, scalar)")
 
 
 class _UnaryOp(TileOp):
@@ -239,15 +237,11 @@ class _UnaryOp(TileOp):
             _same_element_type(self)
 
 
-def _unary(op_name: str, doc: str) -> type[TileOp]:
-    return irdl_op_definition(type(f"{op_name.title()}Op", (_UnaryOp,), {"name": f"tile.{op_name}", "__doc__": doc}))
-
-
-ExpOp = _unary("exp", "dst = exp(a)")
-NegOp = _unary("neg", "dst = -a")
-AbsOp = _unary("abs", "dst = |a|")
-ReluOp = _unary("relu", "dst = max(a, 0)")
-CastOp = _unary("cast", "dst = a converted to dst's element type")
+ExpOp = _variant(_UnaryOp, "exp", "dst = exp(a)")
+NegOp = _variant(_UnaryOp, "neg", "dst = -a")
+AbsOp = _variant(_UnaryOp, "abs", "dst = |a|")
+ReluOp = _variant(_UnaryOp, "relu", "dst = max(a, 0)")
+CastOp = _variant(_UnaryOp, "cast", "dst = a converted to dst's element type")
 
 
 class _RowReduceOp(TileOp):
@@ -264,12 +258,8 @@ class _RowReduceOp(TileOp):
             )
 
 
-def _reduce(op_name: str, doc: str) -> type[TileOp]:
-    return irdl_op_definition(type(f"{op_name.title()}Op", (_RowReduceOp,), {"name": f"tile.{op_name}", "__doc__": doc}))
-
-
-RowsumOp = _reduce("rowsum", "dst[i, 0] = sum_j a[i, j]")
-RowmaxOp = _reduce("rowmax", "dst[i, 0] = max_j a[i, j]")
+RowsumOp = _variant(_RowReduceOp, "rowsum", "dst[i, 0] = sum_j a[i, j]")
+RowmaxOp = _variant(_RowReduceOp, "rowmax", "dst[i, 0] = max_j a[i, j]")
 
 
 class _RowExpandOp(TileOp):
@@ -288,14 +278,9 @@ class _RowExpandOp(TileOp):
         _same_element_type(self)
 
 
-def _rowexpand(op_name: str, doc: str) -> type[TileOp]:
-    cls_name = "".join(part.title() for part in op_name.split("_")) + "Op"
-    return irdl_op_definition(type(cls_name, (_RowExpandOp,), {"name": f"tile.{op_name}", "__doc__": doc}))
-
-
-RowexpandSubOp = _rowexpand("rowexpand_sub", "dst[i, j] = a[i, j] - row[i, 0]")
-RowexpandMulOp = _rowexpand("rowexpand_mul", "dst[i, j] = a[i, j] * row[i, 0]")
-RowexpandDivOp = _rowexpand("rowexpand_div", "dst[i, j] = a[i, j] / row[i, 0]")
+RowexpandSubOp = _variant(_RowExpandOp, "rowexpand_sub", "dst[i, j] = a[i, j] - row[i, 0]")
+RowexpandMulOp = _variant(_RowExpandOp, "rowexpand_mul", "dst[i, j] = a[i, j] * row[i, 0]")
+RowexpandDivOp = _variant(_RowExpandOp, "rowexpand_div", "dst[i, j] = a[i, j] / row[i, 0]")
 
 
 @irdl_op_definition
