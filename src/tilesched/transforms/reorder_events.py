@@ -51,7 +51,13 @@ from tilesched.schedule.reorder_search import (
 from tilesched.schedule.segment import Segment
 from tilesched.target.model import OperandShape
 from tilesched.transforms.pass_base import PassEnv, TilePass
-from tilesched.transforms.sync_common import body_ops, contains_unit_work, functions, unit_kind
+from tilesched.transforms.sync_common import (
+    body_ops,
+    contains_unit_work,
+    functions,
+    split_at,
+    unit_kind,
+)
 
 
 @dataclass(frozen=True)
@@ -209,15 +215,7 @@ class _BlockReorderer:
 
 def _segments(ops: list[Operation]) -> list[list[Operation]]:
     """Split a block at hard barriers (existing sync ops, stage borders): nothing crosses them."""
-    segments, current = [], []
-    for op in ops:
-        if op.name.startswith("sync.") or isinstance(op, StageBorderOp):
-            segments.append(current)
-            current = []
-        else:
-            current.append(op)
-    segments.append(current)
-    return [s for s in segments if s]
+    return split_at(ops, lambda op: op.name.startswith("sync.") or isinstance(op, StageBorderOp))
 
 
 def _ssa_edges(ops: list[Operation]) -> list[tuple[int, int]]:

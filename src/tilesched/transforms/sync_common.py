@@ -82,3 +82,16 @@ def contains_unit_work(op: Operation, target: Target) -> bool:
 
 def is_region_op(op: Operation) -> bool:
     return isinstance(op, scf.ForOp | scf.IfOp) or bool(op.regions)
+
+
+def split_at(ops: list[Operation], is_boundary) -> list[list[Operation]]:
+    """The non-empty runs of ``ops`` between ops for which ``is_boundary(op)`` holds."""
+    segments, current = [], []
+    for op in ops:
+        if is_boundary(op):
+            segments.append(current)
+            current = []
+        else:
+            current.append(op)
+    segments.append(current)
+    return [s for s in segments if s]

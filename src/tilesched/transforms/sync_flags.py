@@ -38,6 +38,7 @@ from tilesched.transforms.sync_common import (
     make_pipe_barrier,
     make_set,
     make_wait,
+    split_at,
     unit_kind,
 )
 
@@ -65,7 +66,7 @@ class FlagSync:
         region_ops = [op for op in ops if self._is_boundary(op)]
         for region_op in region_ops:
             self.run_region(region_op, ops, in_loop)
-        for segment in _segments(ops, region_ops):
+        for segment in split_at(ops, lambda op: op in region_ops):
             self.run_segment(segment)
 
     def run_region(self, op: Operation, block_ops: list[Operation], in_loop: bool) -> None:
@@ -154,19 +155,6 @@ class FlagSync:
     def _record_peaks(self, peaks: dict[str, int]) -> None:
         for pair, count in peaks.items():
             self.peak_events[pair] = max(self.peak_events[pair], count)
-
-
-def _segments(ops: list[Operation], region_ops: list[Operation]) -> list[list[Operation]]:
-    """Split a block's ops at region ops (loops, ifs) that contain unit work."""
-    segments, current = [], []
-    for op in ops:
-        if op in region_ops:
-            segments.append(current)
-            current = []
-        else:
-            current.append(op)
-    segments.append(current)
-    return [s for s in segments if s]
 
 
 def _apply(ops: list[Operation], terminator: Operation | None, syncs: list[SyncOp],
