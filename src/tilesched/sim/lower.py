@@ -35,12 +35,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
+from tilesched.analysis.units import op_cycles
 from tilesched.diagnostics import TileschedError
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
-from tilesched.ir.types import element_bytes, memory_space, memref_shape
+from tilesched.ir.types import memory_space, memref_shape
 from tilesched.sim.trace import Access, Buffer, MachineModel, Trace, TraceOp, UnitSpec
-from tilesched.target.model import OperandShape, Route, Target
+from tilesched.target.model import Route, Target
 
 MAX_OPS = 20_000_000
 _DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
@@ -268,11 +269,7 @@ class _Lowering:
                                  location_of(op))
         if rule is None or rule.unit != unit:
             rule = Route((op.name,), unit)
-        if op.latency is not None:
-            duration = op.latency.value.data
-        else:
-            shapes = [OperandShape(memref_shape(v.type), element_bytes(v.type)) for v in mems]
-            duration = self.target.cycles(op.name, rule, shapes)
+        duration = op_cycles(op, self.target, rule)
         kind = self.target.units[unit].kind
         queue = rule.async_queue if kind == "async" else None
         if kind == "async" and queue is None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import memref, scf
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, UnitAttr, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i64
 from xdsl.ir import Operation
 
 from tilesched.analysis.dependence import (
@@ -35,13 +35,13 @@ from tilesched.analysis.dependence import (
     loop_carried_dependences,
 )
 from tilesched.analysis.effects import effects_of
+from tilesched.analysis.units import op_cycles as tile_op_cycles
 from tilesched.analysis.units import op_route
 from tilesched.ir.tile import ASYNC, ORDER, STAGE, StageBorderOp
-from tilesched.ir.types import element_bytes, memref_shape
 from tilesched.schedule.graph import GraphError, ScheduleGraph
 from tilesched.schedule.modulo import modulo_schedule
 from tilesched.schedule.modulo_exact import exact_min_ii
-from tilesched.target.model import OperandShape, Target
+from tilesched.target.model import Target
 from tilesched.transforms.pass_base import PassEnv, TilePass
 from tilesched.transforms.sync_common import body_ops
 
@@ -130,12 +130,7 @@ def op_cycles(op: Operation, target: Target) -> int:
     if isinstance(op, scf.IfOp):
         return max(sum(op_cycles(inner, target) for inner in block.ops if op_route(inner, target))
                    for region in op.regions for block in region.blocks)
-    if op.latency is not None:
-        return op.latency.value.data
-    rule = op_route(op, target)
-    shapes = [OperandShape(memref_shape(v.type), element_bytes(v.type))
-              for v in op.operands if isinstance(v.type, MemRefType)]
-    return max(1, target.cycles(op.name, rule, shapes))
+    return max(1, tile_op_cycles(op, target))
 
 
 def build_loop_graph(loop: scf.ForOp, nodes: dict[int, Operation], target: Target,

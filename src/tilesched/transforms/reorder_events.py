@@ -37,9 +37,8 @@ from xdsl.ir import Block, Operation
 from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import loop_carried_dependences
 from tilesched.analysis.reduced_deps import reduced_dependences
-from tilesched.analysis.units import op_route
+from tilesched.analysis.units import op_cycles
 from tilesched.ir.tile import StageBorderOp, TileOp
-from tilesched.ir.types import element_bytes, memref_shape
 from tilesched.schedule.event_schedule import STRATEGIES
 from tilesched.schedule.order_cost import Machine, evaluate_order
 from tilesched.schedule.reorder_search import (
@@ -49,7 +48,6 @@ from tilesched.schedule.reorder_search import (
     schedule_segment,
 )
 from tilesched.schedule.segment import Segment
-from tilesched.target.model import OperandShape
 from tilesched.transforms.pass_base import PassEnv, TilePass
 from tilesched.transforms.sync_common import (
     body_ops,
@@ -172,16 +170,7 @@ class _BlockReorderer:
 
     def op_cycles(self, op: Operation) -> int:
         """Duration of a tile op on its unit (its ``latency`` property wins), as the simulator."""
-        if not isinstance(op, TileOp):
-            return 0
-        if op.latency is not None:
-            return op.latency.value.data
-        rule = op_route(op, self.target)
-        if rule is None or rule.unit not in self.target.units:
-            return 0
-        shapes = [OperandShape(memref_shape(v.type), element_bytes(v.type))
-                  for v in op.memref_operands]
-        return self.target.cycles(op.name, rule, shapes)
+        return op_cycles(op, self.target) if isinstance(op, TileOp) else 0
 
     def _solve_exactly(self, graph: Segment, result: SegmentSchedule) -> bool:
         """Exact mode: CP-SAT on small segments; keeps its order if it beats the heuristic."""

@@ -58,10 +58,7 @@ class FlagSync:
 
     def run_block(self, block: Block, in_loop: bool = False) -> None:
         """Synchronize ``block``: nested regions first, then its straight-line segments."""
-        for op in body_ops(block):
-            if isinstance(op, _REPLANNED):
-                op.detach()
-                op.erase()
+        _strip_replanned(block)
         ops = body_ops(block)
         region_ops = [op for op in ops if self._is_boundary(op)]
         for region_op in region_ops:
@@ -92,10 +89,7 @@ class FlagSync:
             if contains_unit_work(loop, self.target):
                 insert_before(block.last_op, [make_barrier_all()])
             return [], []
-        for op in ops:
-            if isinstance(op, _REPLANNED):
-                op.detach()
-                op.erase()
+        _strip_replanned(block)
         ops = body_ops(block)
         items = [self._item(op) for op in ops]
         all_ops = list(block.ops)
@@ -155,6 +149,14 @@ class FlagSync:
     def _record_peaks(self, peaks: dict[str, int]) -> None:
         for pair, count in peaks.items():
             self.peak_events[pair] = max(self.peak_events[pair], count)
+
+
+def _strip_replanned(block: Block) -> None:
+    """Remove existing flags and pipe barriers: they are planned anew."""
+    for op in body_ops(block):
+        if isinstance(op, _REPLANNED):
+            op.detach()
+            op.erase()
 
 
 def _apply(ops: list[Operation], terminator: Operation | None, syncs: list[SyncOp],

@@ -191,7 +191,8 @@ def _commit_points(ops, queue_of) -> set[int]:
 
 
 def _is_tile_work(op: Operation) -> bool:
-    return op.name.startswith("tile.") and op.name not in ("tile.view", "tile.slot") or bool(op.regions)
+    is_tile_op = op.name.startswith("tile.") and op.name not in ("tile.view", "tile.slot")
+    return is_tile_op or bool(op.regions)
 
 
 def _waits_for(j, producer_ids, back_ids, queue_of, queues, commits_after, per_iteration):
