@@ -1,7 +1,7 @@
 """Modulo scheduling on the 354 HatScheT graphs: the heuristic against CP-SAT proofs.
 
 ``run()`` returns the ``modulo`` section of BENCHMARKS.md. For every graph it runs the heuristic
-(``tilesched.schedule.modulo``), checks the schedule with the independent validator, and when
+(``tilesched.schedule.modulo.scheduler``), checks the schedule with the independent validator, and when
 the heuristic II is above MII asks exact mode (``modulo_exact``) to decide every II from MII up
 to the heuristic's: either all are infeasible (the heuristic is optimal, proved) or CP-SAT finds
 a smaller II (a heuristic miss, listed with the heuristic's own diagnostic at that II).
@@ -14,11 +14,11 @@ import statistics
 import time
 from collections import Counter
 
-from tilesched.schedule.graph import ScheduleGraph
-from tilesched.schedule.hatschet import load_graph
-from tilesched.schedule.modulo import ARMS, IMS, UNCONSTRAINED, modulo_schedule
-from tilesched.schedule.modulo_exact import exact_min_ii
-from tilesched.schedule.validate import check_modulo_schedule
+from tilesched.schedule.modulo.exact import exact_min_ii
+from tilesched.schedule.modulo.graph import ScheduleGraph
+from tilesched.schedule.modulo.hatschet import load_graph
+from tilesched.schedule.modulo.scheduler import ARMS, IMS, UNCONSTRAINED, modulo_schedule
+from tilesched.schedule.modulo.validate import check_modulo_schedule
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HATSCHET = ROOT.parent / "shared" / "benchmarks" / "hatschet"

@@ -26,7 +26,8 @@ from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
 from tilesched.sim.lower import lower_module
 from tilesched.target import load_target
-from tilesched.transforms.pass_base import PassEnv, parse_pass_pipeline, run_pipeline
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
 
 M = N = 128
 
@@ -91,7 +92,7 @@ def compile_and_simulate(module: ModuleOp, target: str, passes: str):
     """Run ``passes`` (text round trip, as the CLI would), then simulate; also the trace."""
     tgt = load_target(target)
     module = parse_text(print_module(module), "bench.mlir")
-    run_pipeline(module, parse_pass_pipeline(passes), PassEnv(target=tgt))
+    run_pipeline(module, parse_pass_pipeline(passes), TileContext(target=tgt))
     trace = lower_module(module, tgt)
     return simulate(trace), trace
 

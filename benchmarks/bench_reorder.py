@@ -28,14 +28,15 @@ import time
 from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.examples import example_path
 from tilesched.ir import parse_text, print_module
-from tilesched.schedule.order_cost import Machine, evaluate_order
-from tilesched.schedule.reorder_exact import exact_order
-from tilesched.schedule.reorder_search import schedule_segment
-from tilesched.schedule.segment import Segment
+from tilesched.schedule.reorder.exact import exact_order
+from tilesched.schedule.reorder.order_cost import Machine, evaluate_order
+from tilesched.schedule.reorder.search import schedule_segment
+from tilesched.schedule.reorder.segment import Segment
 from tilesched.sim.engine import simulate
 from tilesched.sim.lower import lower_module
 from tilesched.target import load_target
-from tilesched.transforms.pass_base import PassEnv, parse_pass_pipeline, run_pipeline
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
 
 UNITS = ("MTE2", "MTE1", "M", "V", "MTE3")
 
@@ -138,7 +139,7 @@ def reuse_kernel(statements: int, seed: int = 0) -> str:
 
 def _flow(text: str, target, pipeline: str):
     module = parse_text(text, "bench.mlir")
-    env = PassEnv(target)
+    env = TileContext(target)
     run_pipeline(module, parse_pass_pipeline(pipeline), env)
     printed = print_module(module)
     result = simulate(lower_module(parse_text(printed, "bench.mlir"), target))
@@ -186,7 +187,7 @@ def _pass_seconds(text: str, pipeline: str) -> tuple[float, float]:
     module = parse_text(text, "bench.mlir")
     passes = parse_pass_pipeline(pipeline)
     wall, cpu = time.perf_counter(), time.process_time()
-    run_pipeline(module, passes, PassEnv(target))
+    run_pipeline(module, passes, TileContext(target))
     return time.perf_counter() - wall, time.process_time() - cpu
 
 

@@ -13,13 +13,14 @@ from tilesched.ir import parse_text, print_module
 from tilesched.sim.engine import simulate
 from tilesched.sim.lower import lower_module
 from tilesched.target import load_target
-from tilesched.transforms.pass_base import PassEnv, parse_pass_pipeline, run_pipeline
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
 
 
 def _synced(text: str, target, pipeline: str):
     module = parse_text(text, "bench.mlir")
     start = time.perf_counter()
-    run_pipeline(module, parse_pass_pipeline(pipeline), PassEnv(target))
+    run_pipeline(module, parse_pass_pipeline(pipeline), TileContext(target))
     seconds = time.perf_counter() - start
     printed = print_module(module)
     static = sum(1 for line in printed.splitlines() if line.strip().startswith("sync."))

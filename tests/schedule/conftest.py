@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from tilesched.schedule.graph import ScheduleGraph
+from tilesched.schedule.modulo.graph import ScheduleGraph
 
 # CI clones the repository with ``shared/`` beside it.
 HATSCHET = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "hatschet"

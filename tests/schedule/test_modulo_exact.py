@@ -6,10 +6,10 @@ from conftest import make_graph, three_in_one_slot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tilesched.schedule.mii import compute_bounds
-from tilesched.schedule.modulo import modulo_schedule
-from tilesched.schedule.modulo_exact import exact_min_ii
-from tilesched.schedule.validate import check_modulo_schedule
+from tilesched.schedule.modulo.exact import exact_min_ii
+from tilesched.schedule.modulo.mii import compute_bounds
+from tilesched.schedule.modulo.scheduler import modulo_schedule
+from tilesched.schedule.modulo.validate import check_modulo_schedule
 
 
 def test_exact_proves_the_optimum_above_mii():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import make_graph
 
-from tilesched.schedule.graph import (
+from tilesched.schedule.modulo.graph import (
     GraphError,
     ScheduleGraph,
     group_distances,

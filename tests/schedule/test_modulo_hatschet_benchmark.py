@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from conftest import HATSCHET
 
-from tilesched.schedule.hatschet import load_graph
-from tilesched.schedule.modulo import modulo_schedule
-from tilesched.schedule.validate import check_modulo_schedule
+from tilesched.schedule.modulo.hatschet import load_graph
+from tilesched.schedule.modulo.scheduler import modulo_schedule
+from tilesched.schedule.modulo.validate import check_modulo_schedule
 
 GRAPHS = sorted(str(p.relative_to(HATSCHET)) for p in HATSCHET.glob("*/*/*.graphml"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tilesched.diagnostics import TileschedError
-from tilesched.schedule.hatschet import default_resource_path, load_graph
+from tilesched.schedule.modulo.hatschet import default_resource_path, load_graph
 
 RM = """<?xml version="1.0"?><ModelInformation Version="1.0"><Resources>
   <Resource blockingTime="2" latency="3" limit="1" name="mul" physicalDelay="0.0"/>

@@ -7,8 +7,8 @@ from conftest import make_graph, three_in_one_slot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilesched.schedule.graph import GraphError, group_distances, recurrence_groups
-from tilesched.schedule.mii import (
+from tilesched.schedule.modulo.graph import GraphError, group_distances, recurrence_groups
+from tilesched.schedule.modulo.mii import (
     compute_bounds,
     dependency_mii,
     fine_density_mii,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import make_graph, three_in_one_slot
 
-from tilesched.schedule.graph import GraphError, ScheduleGraph
-from tilesched.schedule.modulo import ARMS, IMS, UNCONSTRAINED, modulo_schedule
-from tilesched.schedule.validate import check_modulo_schedule
+from tilesched.schedule.modulo.graph import GraphError, ScheduleGraph
+from tilesched.schedule.modulo.scheduler import ARMS, IMS, UNCONSTRAINED, modulo_schedule
+from tilesched.schedule.modulo.validate import check_modulo_schedule
 
 
 def _valid(graph, result):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tilesched.schedule.reservation_table import ModuloReservationTable
+from tilesched.schedule.modulo.reservation_table import ModuloReservationTable
 
 
 def test_capacity_counts_per_row():

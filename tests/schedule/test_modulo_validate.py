@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import make_graph
 
-from tilesched.schedule.validate import check_modulo_schedule
+from tilesched.schedule.modulo.validate import check_modulo_schedule
 
 
 def _graph():

@@ -17,7 +17,8 @@ from tilesched.sim.functional import equivalent
 from tilesched.sim.lower import lower_module
 from tilesched.target import load_target
 from tilesched.target.loader import BUILTIN_DIR
-from tilesched.transforms.pass_base import PassEnv, parse_pass_pipeline, run_pipeline
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
 
 T16 = 'memref<16x16xf16, "{}">'
 T32 = 'memref<16x16xf32, "{}">'
@@ -139,7 +140,7 @@ def _check(text: str, target_name: str, pipeline: str = "insert-sync") -> str:
     target = load_target(_two_ids_target() if target_name == "two-ids" else target_name)
     original = parse_text(text, "random.mlir")
     synced = parse_text(text, "random.mlir")
-    run_pipeline(synced, parse_pass_pipeline(pipeline), PassEnv(target))
+    run_pipeline(synced, parse_pass_pipeline(pipeline), TileContext(target))
     synced_text = print_module(synced)
     result = simulate(lower_module(parse_text(synced_text, "synced.mlir"), target))
     assert result.ok, (synced_text, result.races, result.deadlock, result.violations)

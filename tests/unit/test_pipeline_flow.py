@@ -9,14 +9,15 @@ from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
 from tilesched.sim.lower import lower_module
 from tilesched.target import load_target
-from tilesched.transforms.pass_base import PassEnv, parse_pass_pipeline, run_pipeline
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
 
 FLOW = "modulo-schedule,software-pipeline,insert-sync"
 
 
 def _run(name: str, target, pipeline: str):
     module = parse_file(str(example_path(name)))
-    env = PassEnv(target)
+    env = TileContext(target)
     run_pipeline(module, parse_pass_pipeline(pipeline), env)
     module = parse_text(print_module(module), "flow.mlir")
     return lower_module(module, target), env

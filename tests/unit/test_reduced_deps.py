@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from tilesched.analysis.dependence import block_dependences
 from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.ir import parse_text
-from tilesched.transforms.sync_common import body_ops
+from tilesched.ir.blocks import body_ops
 
 T = 'memref<16x16xf32, "UB">'
 B = 'memref<32x16xf32, "UB">'

@@ -29,22 +29,23 @@ from tilesched.analysis.dependence import (
 from tilesched.analysis.effects import effects_of
 from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.ir import parse_text, print_module
-from tilesched.schedule.event_schedule import Variant
 from tilesched.schedule.flag_plan import FlagTracker, Item, count_fallbacks, plan_flags
-from tilesched.schedule.order_cost import Machine, OrderCost, evaluate_order
-from tilesched.schedule.reorder_exact import exact_order, supports
-from tilesched.schedule.reorder_search import (
+from tilesched.schedule.reorder.event_schedule import Variant
+from tilesched.schedule.reorder.exact import exact_order, supports
+from tilesched.schedule.reorder.order_cost import Machine, OrderCost, evaluate_order
+from tilesched.schedule.reorder.search import (
     SegmentSchedule,
     adopt,
     local_search,
     schedule_segment,
 )
-from tilesched.schedule.segment import Segment
+from tilesched.schedule.reorder.segment import Segment
 from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
 from tilesched.sim.lower import lower_module
 from tilesched.target import load_target
-from tilesched.transforms.pass_base import PassEnv, parse_pass_pipeline, run_pipeline
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
 
 
 def slow(examples: int) -> settings:
@@ -292,7 +293,7 @@ def tile_statements(draw, depth: int = 0, loop_var: str | None = None, straight:
 
 def _run(text: str, pipeline: str, target: str = "ascend-a2"):
     module = parse_text(text, "test.mlir")
-    env = PassEnv(load_target(target))
+    env = TileContext(load_target(target))
     run_pipeline(module, parse_pass_pipeline(pipeline), env)
     return module, env
 
@@ -338,11 +339,11 @@ def test_straight_line_cycles_and_live_events_are_predicted_exactly(body, target
 
 def _model_of_input(text: str, target: str = "ascend-a2"):
     """The pass's evaluation of the *input* order of a straight-line kernel."""
+    from tilesched.ir.blocks import body_ops
     from tilesched.transforms.reorder_events import ReorderEventsPass, _BlockReorderer
-    from tilesched.transforms.sync_common import body_ops
 
     module = parse_text(text, "model.mlir")
-    env = PassEnv(load_target(target))
+    env = TileContext(load_target(target))
     reorderer = _BlockReorderer(ReorderEventsPass(), env, None)
     ops = body_ops(next(iter(module.body.block.ops)).body.block)
     segment = reorderer.graph(ops, None, 1)
@@ -531,7 +532,7 @@ def test_reduced_dependences_are_the_same_edges_in_every_valid_order(body, data)
 
 
 def test_pass_options_are_checked():
-    with pytest.raises(Exception, match="unknown strategy"):
+    with pytest.raises(Exception, match="strategy must be one of"):
         parse_pass_pipeline("reorder-events{strategy=fastest}")
     parse_pass_pipeline("reorder-events{strategy=min-max exact=true exact-size=8}")
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from tilesched.diagnostics import TileschedError
 from tilesched.ir import parse_text, print_module, verify_module
-from tilesched.schedule.pipeline_slots import choose_slots
-from tilesched.schedule.pipeline_stages import (
+from tilesched.schedule.pipeline.slots import choose_slots
+from tilesched.schedule.pipeline.stages import (
     RAW,
     Edge,
     StagedOp,
@@ -25,7 +25,7 @@ from tilesched.schedule.pipeline_stages import (
     schedule_violations,
     trip_count,
 )
-from tilesched.schedule.pipeline_waits import (
+from tilesched.schedule.pipeline.waits import (
     WAIT,
     build_template,
     dynamic_plan,
@@ -35,7 +35,8 @@ from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
 from tilesched.sim.lower import lower_module
 from tilesched.target import load_target
-from tilesched.transforms.pass_base import PassEnv, parse_pass_pipeline, run_pipeline
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
 
 TWO_QUEUES = str(pathlib.Path(__file__).parents[1] / "lit" / "software_pipeline" / "Inputs"
                  / "two_queues.toml")
@@ -189,14 +190,14 @@ def chain_program(target: str, stages, orders, trips: int | None, lb: int = 0, s
     return "\n".join(lines) + "\n"
 
 
-def pipelined(text: str, target: str, passes: str | None = None) -> tuple[str, PassEnv]:
+def pipelined(text: str, target: str, passes: str | None = None) -> tuple[str, TileContext]:
     """Run software-pipeline (and insert-sync on flag targets); return the printed result."""
     tgt = load_target(target)
     module = parse_text(text, "test.mlir")
     verify_module(module, tgt)
     if passes is None:
         passes = "software-pipeline,insert-sync" if tgt.sync == "flags" else "software-pipeline"
-    env = PassEnv(target=tgt)
+    env = TileContext(target=tgt)
     run_pipeline(module, parse_pass_pipeline(passes), env)
     out = print_module(module)
     verify_module(parse_text(out, "out.mlir"), tgt)

@@ -39,3 +39,40 @@ def op_unit(op: Operation, target: Target) -> str | None:
     """Name of the unit that runs ``op`` (None for scalar/index ops and pure views)."""
     rule = op_route(op, target)
     return rule.unit if rule else None
+
+
+def unit_kind(op: Operation, target: Target) -> tuple[str | None, str | None]:
+    """(unit name, unit kind) of a tile op, or (None, None) for ops on no unit of ``target``."""
+    rule = op_route(op, target)
+    if rule is None or rule.unit not in target.units:
+        return None, None
+    return rule.unit, target.units[rule.unit].kind
+
+
+def contains_unit_work(op: Operation, target: Target) -> bool:
+    """Does ``op`` (or anything nested in it) run on a non-inline unit?"""
+    return any(unit_kind(inner, target)[1] not in (None, "inline") for inner in op.walk())
+
+
+def region_unit(op: Operation, target: Target) -> str | None:
+    """The one unit all tile work nested in region op ``op`` runs on, if there is exactly one
+    and no sync op inside; else None.
+
+    Such a loop or conditional behaves as one op on that unit: its ops run in order on one
+    queue, so flags placed around it order it exactly, and a scheduler may treat it as a node.
+    """
+    units = set()
+    for inner in op.walk():
+        if inner is op:
+            continue
+        if inner.name.startswith("sync."):
+            return None
+        units.add(unit_kind(inner, target)[0])
+    units.discard(None)
+    return units.pop() if len(units) == 1 else None
+
+
+def region_cycles(op: Operation, target: Target) -> int:
+    """Duration of a conditional on one unit: its longer branch, the sum of its tile ops."""
+    return max((sum(op_cycles(inner, target) for inner in block.ops if op_route(inner, target))
+                for region in op.regions for block in region.blocks), default=0)

@@ -21,12 +21,8 @@ from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
 from tilesched.sim.lower import lower_module
 from tilesched.target import load_target
-from tilesched.transforms.pass_base import (
-    PassEnv,
-    available_passes,
-    parse_pass_pipeline,
-    run_pipeline,
-)
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.registry import available_passes, parse_pass_pipeline, run_pipeline
 
 # (label, pipeline); a row is shown only when every pass of its pipeline exists in this build.
 FLOWS = [
@@ -104,7 +100,7 @@ def _run_flow(label: str, pipeline: str, source: str, target, reference) -> Row:
     try:
         module = parse_file(source)
         if pipeline:
-            run_pipeline(module, parse_pass_pipeline(pipeline), PassEnv(target))
+            run_pipeline(module, parse_pass_pipeline(pipeline), TileContext(target))
         module = parse_text(print_module(module), "demo.mlir")
         verify_module(module, target)
         candidate = lower_module(module, target)

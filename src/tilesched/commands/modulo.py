@@ -16,11 +16,11 @@ import time
 from collections import Counter
 
 from tilesched.diagnostics import TileschedError
-from tilesched.schedule.graph import GraphError, ScheduleGraph
-from tilesched.schedule.hatschet import load_graph
-from tilesched.schedule.modulo import ModuloResult, modulo_schedule
-from tilesched.schedule.modulo_exact import ExactResult, exact_min_ii
-from tilesched.schedule.validate import check_modulo_schedule
+from tilesched.schedule.modulo.exact import ExactResult, exact_min_ii
+from tilesched.schedule.modulo.graph import GraphError, ScheduleGraph
+from tilesched.schedule.modulo.hatschet import load_graph
+from tilesched.schedule.modulo.scheduler import ModuloResult, modulo_schedule
+from tilesched.schedule.modulo.validate import check_modulo_schedule
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -10,12 +10,8 @@ import sys
 from tilesched.commands.common import add_common_arguments, load_verified, target_from_args
 from tilesched.diagnostics import TileschedError
 from tilesched.ir import print_module, verify_module
-from tilesched.transforms.pass_base import (
-    PassEnv,
-    available_passes,
-    parse_pass_pipeline,
-    run_pipeline,
-)
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.registry import available_passes, parse_pass_pipeline, run_pipeline
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     target = target_from_args(args)
     pipeline = parse_pass_pipeline(args.pipeline) if args.pipeline.strip() else []
     module = load_verified(args.file, target)
-    env = PassEnv(target=target)
+    env = TileContext(target=target)
     run_pipeline(module, pipeline, env)
     for diagnostic in env.diagnostics:
         print(diagnostic, file=sys.stderr)

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, StringAttr, UnitAttr, i64
 from xdsl.ir import Dialect
 from xdsl.irdl import (
     IRDLOperation,
@@ -166,3 +166,38 @@ SYNC_OPS = [SetFlagOp, WaitFlagOp, PipeBarrierOp, BarrierAllOp, CommitGroupOp, W
             BarrierOp, CondBarrierOp, SetPrioOp, SchedBarrierOp]
 
 Sync = Dialect("sync", SYNC_OPS, [])
+
+
+# Builders: the sync ops passes insert, with their properties.
+
+def make_set(src: str, dst: str, event: int) -> SetFlagOp:
+    return SetFlagOp.create(properties=_flag_props(src, dst, event))
+
+
+def make_wait(src: str, dst: str, event: int) -> WaitFlagOp:
+    return WaitFlagOp.create(properties=_flag_props(src, dst, event))
+
+
+def _flag_props(src: str, dst: str, event: int) -> dict:
+    return {"src": StringAttr(src), "dst": StringAttr(dst), "event": IntegerAttr(event, i64)}
+
+
+def make_pipe_barrier(pipe: str) -> PipeBarrierOp:
+    return PipeBarrierOp.create(properties={"pipe": StringAttr(pipe)})
+
+
+def make_barrier_all() -> BarrierAllOp:
+    return BarrierAllOp.create()
+
+
+def make_commit(queue: int) -> CommitGroupOp:
+    return CommitGroupOp.create(properties={"queue": IntegerAttr(queue, i64)})
+
+
+def make_wait_group(queue: int, pending: int) -> WaitGroupOp:
+    return WaitGroupOp.create(properties={"queue": IntegerAttr(queue, i64),
+                                          "pending": IntegerAttr(pending, i64)})
+
+
+def make_local_barrier() -> BarrierOp:
+    return BarrierOp.create(properties={"local": UnitAttr()})

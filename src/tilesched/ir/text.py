@@ -24,13 +24,20 @@ from tilesched.diagnostics import Location, TileschedError
 from tilesched.ir.sync import Sync
 from tilesched.ir.tile import Tile
 
+DIALECTS = (builtin.Builtin, func.Func, scf.Scf, arith.Arith, memref.MemRef, math.Math,
+            affine.Affine, Tile, Sync)
+
+
+def load_dialects(ctx: Context) -> None:
+    """Load the dialects tile programs use into ``ctx``."""
+    for dialect in DIALECTS:
+        ctx.load_dialect(dialect)
+
 
 def make_context() -> Context:
     """A context with the dialects tile programs use."""
     ctx = Context()
-    for dialect in (builtin.Builtin, func.Func, scf.Scf, arith.Arith, memref.MemRef,
-                    math.Math, affine.Affine, Tile, Sync):
-        ctx.load_dialect(dialect)
+    load_dialects(ctx)
     return ctx
 
 

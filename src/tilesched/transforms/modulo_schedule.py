@@ -16,7 +16,7 @@ It then calls :func:`schedule.modulo.modulo_schedule` (or the CP-SAT exact mode 
 ``exact=true``) and writes ``tile.stage = start // II`` and ``tile.order`` (the op's position
 in the steady-state body: by ``start mod II``, then start, then program order) on every tile op,
 ``tile.async`` on ops of asynchronous units (cp.async), and ``tile.ii`` on the loop, for
-``software-pipeline`` to expand. Options: ``num_stages`` (cap, 0 = none), ``max_ii`` (0 = none),
+``software-pipeline`` to expand. Options: ``num_stages`` (cap, default none), ``max_ii`` (default none),
 ``exact``, ``slots``. A loop that cannot be scheduled is left unchanged with a warning naming
 the op, its footprint, the conflicting rows and the refusing resource.
 """
@@ -36,14 +36,14 @@ from tilesched.analysis.dependence import (
 )
 from tilesched.analysis.effects import effects_of
 from tilesched.analysis.units import op_cycles as tile_op_cycles
-from tilesched.analysis.units import op_route
+from tilesched.analysis.units import op_route, region_cycles, region_unit
+from tilesched.ir.blocks import body_ops
 from tilesched.ir.tile import ASYNC, ORDER, STAGE, StageBorderOp
-from tilesched.schedule.graph import GraphError, ScheduleGraph
-from tilesched.schedule.modulo import modulo_schedule
-from tilesched.schedule.modulo_exact import exact_min_ii
+from tilesched.schedule.modulo.exact import exact_min_ii
+from tilesched.schedule.modulo.graph import GraphError, ScheduleGraph
+from tilesched.schedule.modulo.scheduler import modulo_schedule
 from tilesched.target.model import Target
-from tilesched.transforms.pass_base import PassEnv, TilePass
-from tilesched.transforms.sync_common import body_ops
+from tilesched.transforms.pass_base import TileContext, TilePass, option
 
 II_ATTR = "tile.ii"
 
@@ -53,24 +53,27 @@ class ModuloSchedulePass(TilePass):
     """Write tile.stage / tile.order on innermost tile loops from a modulo schedule."""
 
     name = "modulo-schedule"
-    num_stages: int = 0
-    max_ii: int = 0
-    exact: bool = False
-    slots: int = 2
+    num_stages: int | None = option(None, "cap on the number of stages (default: none)",
+                                    low=1, high=64, tune=(None, 2, 3, 4))
+    max_ii: int | None = option(None, "largest II to try (default: MII + total footprint)",
+                                low=1, high=1_000_000)
+    exact: bool = option(False, "prove or improve the II with CP-SAT", tune=(False, True))
+    slots: int = option(2, "buffer versions software-pipeline may give a reused buffer",
+                        low=1, high=16, tune=(1, 2, 3))
 
-    def run(self, module: ModuleOp, env: PassEnv) -> None:
+    def run(self, module: ModuleOp, env: TileContext) -> None:
         reports = env.remarks.setdefault("modulo", [])
         for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
             if _schedulable(loop, env.target):
                 reports.append(self.schedule_loop(loop, env))
 
-    def schedule_loop(self, loop: scf.ForOp, env: PassEnv) -> dict:
+    def schedule_loop(self, loop: scf.ForOp, env: TileContext) -> dict:
         """Schedule one loop body and annotate it; returns a report for the remarks."""
         nodes = _tile_nodes(loop, env.target)
         graph = build_loop_graph(loop, nodes, env.target, self.slots)
         try:
-            result = modulo_schedule(graph, max_ii=self.max_ii or None,
-                                     max_stages=self.num_stages or None)
+            result = modulo_schedule(graph, max_ii=self.max_ii,
+                                     max_stages=self.num_stages)
         except GraphError as err:
             env.warn(f"loop not modulo-scheduled: {err}", loop)
             return {"scheduled": False, "reason": str(err)}
@@ -105,11 +108,7 @@ def _schedulable(loop: scf.ForOp, target: Target) -> bool:
 
 def _region_unit(op: Operation, target: Target) -> str | None:
     """The single unit running all tile work nested in a conditional, else None."""
-    if not isinstance(op, scf.IfOp):
-        return None
-    units = {rule.unit for inner in op.walk() if (rule := op_route(inner, target))}
-    has_sync = any(inner.name.startswith("sync.") for inner in op.walk())
-    return units.pop() if len(units) == 1 and not has_sync else None
+    return region_unit(op, target) if isinstance(op, scf.IfOp) else None
 
 
 def _unit(op: Operation, target: Target) -> str | None:
@@ -128,8 +127,7 @@ def op_cycles(op: Operation, target: Target) -> int:
     """The op's duration: its ``latency`` property, else the target's latency model; a
     conditional lasts as long as its longer branch."""
     if isinstance(op, scf.IfOp):
-        return max(sum(op_cycles(inner, target) for inner in block.ops if op_route(inner, target))
-                   for region in op.regions for block in region.blocks)
+        return region_cycles(op, target)
     return max(1, tile_op_cycles(op, target))
 
 

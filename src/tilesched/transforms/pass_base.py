@@ -1,114 +1,129 @@
-"""Pass infrastructure: the pass base class, the registry and MLIR-style pipelines.
+"""What every tilesched pass is: an xDSL ``ModulePass`` with declared options and a target.
 
-Passes are xDSL ``ModulePass`` dataclasses, so pipeline strings use MLIR syntax
-and xDSL's parser and typed options: ``-p "reorder-events{strategy=min-max},insert-sync"``.
-Each pass also receives a :class:`PassEnv` (target, diagnostics), which plain
-``ModulePass.apply`` has no place for.
+- :class:`TileContext` is an xDSL :class:`~xdsl.context.Context` (the dialects of tile programs
+  loaded) that also carries the target machine model and collects diagnostics, remarks and text
+  output. Passes are applied with it, so a list of tilesched passes runs in a plain
+  ``xdsl.passes.PassPipeline``: ``PassPipeline(passes).apply(TileContext(target), module)``.
+  Applied with a plain ``Context``, a pass uses the target named by the module's ``tile.target``
+  string attribute (default ``ascend-a2``, as the CLI) and prints its warnings to stderr.
+- :class:`TilePass` subclasses are frozen dataclasses whose fields are their options (xDSL's
+  pipeline syntax, ``name{key=value ...}``). Each field is declared with :func:`option`, which
+  records its valid range or choices and a help line once: construction checks them (so the
+  pipeline parser, the CLI help and ``tune``'s search space all read the same declaration).
 """
 
 from __future__ import annotations
 
-import importlib
+import dataclasses
+import sys
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, get_pass_option_infos
-from xdsl.utils.arg_spec import parse_pipeline
-from xdsl.utils.exceptions import ArgSpecParseError
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
 
-from tilesched.diagnostics import Diagnostic, TileschedError
+from tilesched.diagnostics import Diagnostic, Location
+from tilesched.ir.text import load_dialects, location_of
 from tilesched.target.model import Target
 
-# Pass name -> module defining it (one module per pass, DESIGN.md §1).
-PASS_MODULES = {
-    "verify": "tilesched.transforms.verify",
-    "fuse-tiles": "tilesched.transforms.fuse_tiles",
-    "modulo-schedule": "tilesched.transforms.modulo_schedule",
-    "software-pipeline": "tilesched.transforms.software_pipeline",
-    "reorder-events": "tilesched.transforms.reorder_events",
-    "insert-sync": "tilesched.transforms.insert_sync",
-    "warp-pipeline": "tilesched.transforms.warp_pipeline",
-    "emit-cpp": "tilesched.transforms.emit_cpp",
-}
+DEFAULT_TARGET = "ascend-a2"
+TARGET_ATTR = "tile.target"
 
 
-@dataclass
-class PassEnv:
-    """What every pass may use besides the module: the target and a diagnostics sink."""
+@dataclass(init=False)
+class TileContext(Context):
+    """An xDSL context with the tile dialects, the target, and what passes report."""
 
-    target: Target
+    target: Target | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     output: list[str] = field(default_factory=list)  # text a pass emits instead of IR (emit-cpp)
     remarks: dict = field(default_factory=dict)  # machine-readable facts passes report
 
-    def warn(self, message: str, where=None) -> None:
-        """A warning at ``where`` (a location or an op, whose source location is used)."""
-        from xdsl.ir import Operation
+    def __init__(self, target: Target | None = None) -> None:
+        super().__init__()
+        self.target = target
+        self.diagnostics, self.output, self.remarks = [], [], {}
+        load_dialects(self)
 
-        from tilesched.ir.text import location_of
-
+    def warn(self, message: str, where: Operation | Location | None = None) -> None:
+        """A warning at ``where`` (a location, or an op whose source location is used)."""
         loc = location_of(where) if isinstance(where, Operation) else where
         self.diagnostics.append(Diagnostic("warning", message, loc))
+
+    def clone(self) -> TileContext:
+        copy = TileContext(self.target)
+        copy.allow_unregistered = self.allow_unregistered
+        copy.diagnostics, copy.output = list(self.diagnostics), list(self.output)
+        copy.remarks = dict(self.remarks)
+        return copy
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """The declared domain of one pass option (read by the parser, the help text and ``tune``)."""
+
+    help: str
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[Any, ...] | None = None
+    tune: tuple[Any, ...] | None = None  # values worth searching; None: not a tuning knob
+
+    def check(self, name: str, value: Any) -> None:
+        """Raise ``ValueError`` naming ``name`` when ``value`` is outside the domain (``None``
+        means "not set" and is always allowed)."""
+        if value is None:
+            return
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(str(c) for c in self.choices)
+            raise ValueError(f"{name} must be one of {allowed}, got {value}")
+        if self.low is not None and value < self.low:
+            raise ValueError(f"{name} must be >= {self.low}, got {value}")
+        if self.high is not None and value > self.high:
+            raise ValueError(f"{name} must be <= {self.high}, got {value}")
+
+
+def option(default: Any, help: str, *, low: int | None = None, high: int | None = None,
+           choices: tuple | None = None, tune: tuple | None = None) -> Any:
+    """A pass option: a dataclass field with its default and declared domain."""
+    spec = OptionSpec(help, low, high, tuple(choices) if choices else None, tune)
+    return field(default=default, metadata={"option": spec})
+
+
+def option_specs(pass_class: type[ModulePass]) -> dict[str, OptionSpec]:
+    """Option name -> declared domain, in declaration order."""
+    return {f.name: f.metadata["option"] for f in dataclasses.fields(pass_class)
+            if "option" in f.metadata}
 
 
 @dataclass(frozen=True)
 class TilePass(ModulePass):
-    """Base class: subclasses set ``name`` and implement :meth:`run`."""
+    """Base class: subclasses set ``name``, declare options with :func:`option` and implement
+    :meth:`run`."""
 
-    name = "tile-pass"
+    name: ClassVar[str] = "tile-pass"
 
-    def run(self, module: ModuleOp, env: PassEnv) -> None:
+    def __post_init__(self) -> None:
+        for name, spec in option_specs(type(self)).items():
+            spec.check(name.replace("_", "-"), getattr(self, name))
+
+    def run(self, module: ModuleOp, ctx: TileContext) -> None:
         raise NotImplementedError
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:  # pragma: no cover - xDSL entry point
-        raise TileschedError(f"pass '{self.name}' needs a target: run it with run_pipeline()")
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        """xDSL's entry point: run with the target of ``ctx`` (see the module docstring)."""
+        if isinstance(ctx, TileContext) and ctx.target is not None:
+            self.run(op, ctx)
+            return
+        tile_ctx = TileContext(target=_module_target(op))
+        self.run(op, tile_ctx)
+        for diagnostic in tile_ctx.diagnostics:
+            print(diagnostic, file=sys.stderr)
 
 
-def available_passes() -> dict[str, type[TilePass]]:
-    """Registered passes whose module exists in this build."""
-    found = {}
-    for name, module_name in PASS_MODULES.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue
-            raise
-        found[name] = module.PASS
-    return found
+def _module_target(module: ModuleOp) -> Target:
+    from tilesched.target import load_target
 
-
-def parse_pass_pipeline(text: str) -> list[TilePass]:
-    """Parse ``name{key=value ...},name2`` into configured pass instances."""
-    passes = available_passes()
-    try:
-        specs = list(parse_pipeline(text))
-    except ArgSpecParseError as err:
-        raise TileschedError(f"invalid pass pipeline '{text}': {_arg_spec_message(err)}") from None
-    if not specs:
-        raise TileschedError("empty pass pipeline; valid passes: " + ", ".join(passes))
-    pipeline = []
-    for spec in specs:
-        if spec.name not in passes:
-            raise TileschedError(f"unknown pass '{spec.name}'; valid passes: " + ", ".join(passes))
-        cls = passes[spec.name]
-        try:
-            pipeline.append(cls.from_spec(spec))
-        except (ValueError, TypeError) as err:
-            options = ", ".join(f"{o.name}: {o.expected_type}" for o in get_pass_option_infos(cls))
-            raise TileschedError(
-                f"bad options for pass '{spec.name}': {err}; options: {options or 'none'}"
-            ) from None
-    return pipeline
-
-
-def run_pipeline(module: ModuleOp, pipeline: list[TilePass], env: PassEnv) -> None:
-    """Run each pass in order on ``module``."""
-    for tile_pass in pipeline:
-        tile_pass.run(module, env)
-
-
-def _arg_spec_message(err: ArgSpecParseError) -> str:
-    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-    return lines[-1] if lines else "syntax error"
+    named = module.attributes.get(TARGET_ATTR)
+    return load_target(named.data if isinstance(named, StringAttr) else DEFAULT_TARGET)

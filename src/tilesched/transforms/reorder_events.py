@@ -14,8 +14,8 @@ conflicting pair, and the same edges in every order that keeps them), so the fla
 pass predicts are the flags insert-sync will plan. Existing
 ``sync`` ops and stage borders are hard barriers: nothing moves across them.
 
-The algorithms are pure (:mod:`tilesched.schedule.event_schedule`, and
-:mod:`tilesched.schedule.reorder_exact` for ``exact=true``); this module only translates IR
+The algorithms are pure (:mod:`tilesched.schedule.reorder.event_schedule`, and
+:mod:`tilesched.schedule.reorder.exact` for ``exact=true``); this module only translates IR
 to a :class:`Segment` and back. The idea comes from the source document's
 OutOfOrderSchedulerPass; docs/reorder-events.md says where and why tilesched differs
 (events freed along happens-before, speed as a second goal, an exact mode).
@@ -37,25 +37,19 @@ from xdsl.ir import Block, Operation
 from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import loop_carried_dependences
 from tilesched.analysis.reduced_deps import reduced_dependences
-from tilesched.analysis.units import op_cycles
+from tilesched.analysis.units import contains_unit_work, op_cycles, region_unit, unit_kind
+from tilesched.ir.blocks import body_ops, functions, split_at
 from tilesched.ir.tile import StageBorderOp, TileOp
-from tilesched.schedule.event_schedule import STRATEGIES
-from tilesched.schedule.order_cost import Machine, evaluate_order
-from tilesched.schedule.reorder_search import (
+from tilesched.schedule.reorder.event_schedule import STRATEGIES
+from tilesched.schedule.reorder.order_cost import Machine, evaluate_order
+from tilesched.schedule.reorder.search import (
     ReorderReport,
     SegmentSchedule,
     adopt,
     schedule_segment,
 )
-from tilesched.schedule.segment import Segment
-from tilesched.transforms.pass_base import PassEnv, TilePass
-from tilesched.transforms.sync_common import (
-    body_ops,
-    contains_unit_work,
-    functions,
-    split_at,
-    unit_kind,
-)
+from tilesched.schedule.reorder.segment import Segment
+from tilesched.transforms.pass_base import TileContext, TilePass, option
 
 
 @dataclass(frozen=True)
@@ -64,19 +58,15 @@ class ReorderEventsPass(TilePass):
 
     name = "reorder-events"
 
-    strategy: str = "all"
-    objective: str = "fit"
-    exact: bool = False
-    exact_size: int = 12
-    exact_seconds: int = 10
+    strategy: str = option("all", "list-scheduling priority, or every one and the best",
+                           choices=("all", *STRATEGIES), tune=("all", *STRATEGIES))
+    objective: str = option("fit", "fit: fewest cycles within the event ids, cycles: fewest cycles",
+                            choices=("fit", "cycles"), tune=("fit", "cycles"))
+    exact: bool = option(False, "also solve small segments exactly with CP-SAT")
+    exact_size: int = option(12, "largest segment (ops) solved exactly", low=2, high=40)
+    exact_seconds: int = option(10, "CP-SAT time limit per segment", low=1, high=3600)
 
-    def __post_init__(self) -> None:
-        if self.strategy not in ("all", *STRATEGIES):
-            raise ValueError(f"unknown strategy '{self.strategy}' (all, {', '.join(STRATEGIES)})")
-        if self.objective not in ("fit", "cycles"):
-            raise ValueError(f"unknown objective '{self.objective}' (fit, cycles)")
-
-    def run(self, module: ModuleOp, env: PassEnv) -> None:
+    def run(self, module: ModuleOp, env: TileContext) -> None:
         report = ReorderReport()
         if env.target.sync != "flags":
             env.warn(f"reorder-events: target '{env.target.name}' synchronizes with "
@@ -90,7 +80,7 @@ class ReorderEventsPass(TilePass):
 class _BlockReorderer:
     """Walks a function's blocks innermost first, reorders each segment in place."""
 
-    def __init__(self, options: ReorderEventsPass, env: PassEnv, report: ReorderReport) -> None:
+    def __init__(self, options: ReorderEventsPass, env: TileContext, report: ReorderReport) -> None:
         self.options = options
         self.env = env
         self.report = report
@@ -160,11 +150,8 @@ class _BlockReorderer:
         if not op.regions:
             unit, kind = unit_kind(op, self.target)
             return unit, kind == "inline", False
-        units = {unit_kind(inner, self.target)[0] for inner in op.walk() if inner is not op}
-        units.discard(None)
-        has_sync = any(inner.name.startswith("sync.") for inner in op.walk())
-        if len(units) == 1 and not has_sync:
-            unit = units.pop()
+        unit = region_unit(op, self.target)
+        if unit is not None:
             return unit, self.target.units[unit].kind == "inline", False
         return None, False, contains_unit_work(op, self.target)
 
@@ -174,7 +161,7 @@ class _BlockReorderer:
 
     def _solve_exactly(self, graph: Segment, result: SegmentSchedule) -> bool:
         """Exact mode: CP-SAT on small segments; keeps its order if it beats the heuristic."""
-        from tilesched.schedule.reorder_exact import exact_order, supports
+        from tilesched.schedule.reorder.exact import exact_order, supports
 
         if not supports(graph, self.options.exact_size):
             return False

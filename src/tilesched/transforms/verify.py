@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 
 from tilesched.ir.verify import verify_module
-from tilesched.transforms.pass_base import PassEnv, TilePass
+from tilesched.transforms.pass_base import TileContext, TilePass
 
 
 @dataclass(frozen=True)
@@ -16,7 +16,7 @@ class VerifyPass(TilePass):
 
     name = "verify"
 
-    def run(self, module: ModuleOp, env: PassEnv) -> None:
+    def run(self, module: ModuleOp, env: TileContext) -> None:
         verify_module(module, env.target)
 
 

@@ -10,7 +10,7 @@
 // CHECK-NEXT: tile.exp %u1, %u1
 // CHECK-NEXT: tile.exp %u0, %u0
 // CHECK-NEXT: tile.load %x2, %u2
-// BAD: bad options for pass 'reorder-events': unknown strategy 'fastest' (all, min-max-sum, min-sum-max, min-max)
+// BAD: bad options for pass 'reorder-events': strategy must be one of all, min-max-sum, min-sum-max, min-max, got fastest
 func.func @four(%x0: memref<32x32xf32, "GM">, %x1: memref<32x32xf32, "GM">, %x2: memref<32x32xf32, "GM">, %x3: memref<32x32xf32, "GM">, %x4: memref<32x32xf32, "GM">) {
   %u0 = memref.alloc() : memref<32x32xf32, "UB">
   %u1 = memref.alloc() : memref<32x32xf32, "UB">

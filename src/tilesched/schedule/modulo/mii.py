@@ -16,14 +16,14 @@
   ``II >= ceil((P + 1) / S)``.
 
 ``MII = max`` of these (and 1). All functions are pure and work on a
-:class:`~tilesched.schedule.graph.CompiledGraph`.
+:class:`~tilesched.schedule.modulo.graph.CompiledGraph`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tilesched.schedule.graph import (
+from tilesched.schedule.modulo.graph import (
     CompiledGraph,
     GraphError,
     longest_paths,
@@ -198,7 +198,7 @@ def window_overload(
     """Hall's condition for one recurrence group at ``ii``, or the overloaded window.
 
     Relative to a member ``h``, member ``j`` starts in ``[D[h][j], -D[j][h]]`` (``dmat`` from
-    :func:`~tilesched.schedule.graph.group_distances`). Footprint cycles confined to a window
+    :func:`~tilesched.schedule.modulo.graph.group_distances`). Footprint cycles confined to a window
     shorter than II sit in distinct rows, so a column of capacity ``c`` can hold at most
     ``c * length`` of them there. This is the density argument of ResMII applied to the
     windows the recurrence imposes (an energetic-reasoning bound, cf. Baptiste, Le Pape & Nuijten,

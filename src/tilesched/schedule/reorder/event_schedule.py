@@ -26,7 +26,7 @@ Candidate choice, per step:
 A :class:`Variant` fixes the key (events first or speed first), the pacing of flag use
 (*paced*: wait to cover a group of producers with one flag; eager) and the admission rule
 (*safe* pressure bound, or *optimistic*: refuse only what cannot get an id now);
-:mod:`tilesched.schedule.reorder_search` runs several and keeps the best order.
+:mod:`tilesched.schedule.reorder.search` runs several and keeps the best order.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from math import ceil
 
 from tilesched.schedule.flag_plan import FlagTracker, Item
-from tilesched.schedule.list_schedule import Timeline, bottom_levels, remaining_work
-from tilesched.schedule.order_cost import Machine
-from tilesched.schedule.segment import Segment
+from tilesched.schedule.reorder.list_schedule import Timeline, bottom_levels, remaining_work
+from tilesched.schedule.reorder.order_cost import Machine
+from tilesched.schedule.reorder.segment import Segment
 
 STRATEGIES = ("min-max-sum", "min-sum-max", "min-max")
 CANDIDATES_PER_UNIT = 2   # ready nodes ranked per unit (by index, by critical path)

@@ -23,14 +23,9 @@ from tilesched.analysis.dependence import loop_carried_dependences
 from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.analysis.units import op_route
 from tilesched.ir import sync as S
+from tilesched.ir.blocks import body_ops, insert_after, insert_before
+from tilesched.ir.sync import make_commit, make_wait_group
 from tilesched.target.model import Target
-from tilesched.transforms.sync_common import (
-    body_ops,
-    insert_after,
-    insert_before,
-    make_commit,
-    make_wait_group,
-)
 
 
 @dataclass

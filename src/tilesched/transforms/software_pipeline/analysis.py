@@ -25,9 +25,9 @@ from tilesched.analysis.effects import Access, effects_of
 from tilesched.analysis.regions import Interval, Region, root_region
 from tilesched.analysis.units import op_route
 from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
-from tilesched.schedule.pipeline_stages import RAW, UNKNOWN, WAR, WAW, Edge, StagedOp
+from tilesched.schedule.pipeline.stages import RAW, UNKNOWN, WAR, WAW, Edge, StagedOp
 from tilesched.target.model import Target
-from tilesched.transforms.pipeline_loop import BodyParts, order_of, stage_of
+from tilesched.transforms.software_pipeline.annotations import BodyParts, order_of, stage_of
 
 
 @dataclass

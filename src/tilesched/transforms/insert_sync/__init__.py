@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 
-from tilesched.transforms.pass_base import PassEnv, TilePass
-from tilesched.transforms.sync_common import functions
+from tilesched.ir.blocks import functions
+from tilesched.transforms.pass_base import TileContext, TilePass, option
 
 
 @dataclass(frozen=True)
@@ -30,14 +30,14 @@ class InsertSyncPass(TilePass):
     """Insert the synchronization the target needs (see the module docstring)."""
 
     name = "insert-sync"
-    naive: bool = False  # baseline for benchmarks: one flag per dependence, serialized loops
+    naive: bool = option(False, "baseline for benchmarks: a flag per dependence, serialized loops")
 
-    def run(self, module: ModuleOp, env: PassEnv) -> None:
+    def run(self, module: ModuleOp, env: TileContext) -> None:
         family = env.target.sync
         for function in functions(module):
             block = function.body.block
             if family == "flags":
-                from tilesched.transforms.sync_flags import FlagSync
+                from tilesched.transforms.insert_sync.flags import FlagSync
 
                 sync = FlagSync(env.target, naive=self.naive)
                 sync.run_block(block)
@@ -48,11 +48,11 @@ class InsertSyncPass(TilePass):
                 for pair, count in sync.peak_events.items():  # the most over all functions
                     peaks[pair] = max(peaks.get(pair, 0), count)
             elif family == "groups":
-                from tilesched.transforms.sync_groups import sync_groups
+                from tilesched.transforms.insert_sync.groups import sync_groups
 
                 sync_groups(block, env.target)
             else:
-                from tilesched.transforms.sync_barriers import sync_barriers
+                from tilesched.transforms.insert_sync.barriers import sync_barriers
 
                 sync_barriers(block, env.target)
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
-from tilesched.schedule.pipeline_waits import Item, Plan
-from tilesched.transforms.pipeline_emit import IterCtx, PipelineEmitter
-from tilesched.transforms.sync_common import make_wait_group
+from tilesched.ir.sync import make_wait_group
+from tilesched.schedule.pipeline.waits import Item, Plan
+from tilesched.transforms.software_pipeline.emit import IterCtx, PipelineEmitter
 
 
 def emit_plan(emitter: PipelineEmitter, plan: Plan, unroll: int = 1,

@@ -1,6 +1,6 @@
 """Rau-style iterative modulo scheduling with placement arms (the source document's scheduler).
 
-Given a :class:`~tilesched.schedule.graph.ScheduleGraph`, :func:`modulo_schedule` finds an
+Given a :class:`~tilesched.schedule.modulo.graph.ScheduleGraph`, :func:`modulo_schedule` finds an
 initiation interval II and a start time per node meeting every dependence and the modulo resource
 constraints (``validate.py`` states them), with II as small as it can, then the schedule as short
 as the chosen rows allow. Everything is deterministic.
@@ -8,14 +8,14 @@ as the chosen rows allow. Everything is deterministic.
 **Decomposition.** At a fixed II only the *rows* ``t mod II`` of capacity-using nodes matter for
 resources, and dependences constrain rows only inside a strongly connected component: a
 successor SCC can always be delayed by a multiple of II. So the capacity-using nodes of each SCC
-form a :class:`~tilesched.schedule.graph.RecurrenceGroup` with pairwise bounds
+form a :class:`~tilesched.schedule.modulo.graph.RecurrenceGroup` with pairwise bounds
 ``t(j) - t(i) >= D[i][j]`` (longest paths at this II), and scheduling is packing the groups into
 the modulo reservation table. Oppermann et al. (FPL 2018) shrink exact models the same way. Once
 every row is chosen, :func:`earliest_times` gives the least start times that keep them.
 
 **II search** (:func:`_search_ii`): linear from MII; after ``linear_steps`` failures, galloping
 then binary search. Before placing anything at an II, the window-density check
-(:func:`~tilesched.schedule.mii.window_overload`) may prove that II infeasible.
+(:func:`~tilesched.schedule.modulo.mii.window_overload`) may prove that II infeasible.
 
 **Placement at one II.** Groups go in a deterministic order (largest recurrence first); each
 tries the arms in order and the first to seat the whole group wins:
@@ -48,7 +48,7 @@ import random
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
-from tilesched.schedule.graph import (
+from tilesched.schedule.modulo.graph import (
     CompiledGraph,
     RecurrenceGroup,
     ScheduleGraph,
@@ -56,8 +56,8 @@ from tilesched.schedule.graph import (
     longest_paths,
     recurrence_groups,
 )
-from tilesched.schedule.mii import MiiBounds, compute_bounds, window_overload
-from tilesched.schedule.reservation_table import ModuloReservationTable
+from tilesched.schedule.modulo.mii import MiiBounds, compute_bounds, window_overload
+from tilesched.schedule.modulo.reservation_table import ModuloReservationTable
 
 ARMS = ("permute", "fuse", "retry", "cost")
 IMS = "ims"
@@ -684,7 +684,7 @@ def modulo_schedule(
 
     ``max_ii`` caps the search (default: MII plus the total footprint, at least 16);
     ``max_stages`` rejects schedules with more stages and raises MII by the dependency bound.
-    Raises :class:`~tilesched.schedule.graph.GraphError` for graphs no II can schedule
+    Raises :class:`~tilesched.schedule.modulo.graph.GraphError` for graphs no II can schedule
     (zero-distance positive cycles, capacity 0 in use).
     """
     cg = graph.compiled()

@@ -4,7 +4,7 @@
 without boundaries is planned with :func:`plan_loop_flags` (back-edge flags for loop-carried
 dependences), anything else is cut at boundary control nodes and each piece planned with
 :func:`plan_flags`, fresh. The synchronized order is then timed by
-:func:`tilesched.schedule.list_schedule.replay`, which follows the simulator's rules (exact
+:func:`tilesched.schedule.reorder.list_schedule.replay`, which follows the simulator's rules (exact
 for straight-line code; loop bodies are replayed ``segment.trips`` times, a boundary control
 node is a fence of its estimated duration). ``reorder-events`` compares candidate orders by
 this, and reports its figures as predictions.
@@ -26,7 +26,7 @@ from tilesched.schedule.flag_plan import (
     plan_flags,
     plan_loop_flags,
 )
-from tilesched.schedule.list_schedule import (
+from tilesched.schedule.reorder.list_schedule import (
     BARRIER,
     FENCE,
     OP,
@@ -35,7 +35,7 @@ from tilesched.schedule.list_schedule import (
     WAIT_FLAG,
     replay,
 )
-from tilesched.schedule.segment import Segment
+from tilesched.schedule.reorder.segment import Segment
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from xdsl.ir import Operation
 
 from tilesched.diagnostics import TileschedError
 from tilesched.ir.text import location_of
-from tilesched.schedule.pipeline_stages import Violation
-from tilesched.transforms.pass_base import PassEnv
-from tilesched.transforms.pipeline_analysis import LoopModel
-from tilesched.transforms.pipeline_loop import async_stages, declared_async, is_pure
+from tilesched.schedule.pipeline.stages import Violation
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.software_pipeline.analysis import LoopModel
+from tilesched.transforms.software_pipeline.annotations import async_stages, declared_async, is_pure
 
 _KIND_WORDS = {"RAW": "reads", "WAR": "overwrites", "WAW": "overwrites", "UNKNOWN": "may touch"}
 
@@ -90,7 +90,7 @@ def _staged_users(value, body) -> list[Operation]:
     return out
 
 
-def warn_async_marks(model: LoopModel, env: PassEnv) -> None:
+def warn_async_marks(model: LoopModel, env: TileContext) -> None:
     """On group targets, warn about ops marked asynchronous that the target runs inline."""
     if env.target.sync != "groups":
         return

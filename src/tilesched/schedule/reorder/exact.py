@@ -30,9 +30,9 @@ from itertools import combinations
 
 from ortools.sat.python import cp_model
 
-from tilesched.schedule.event_schedule import reserved_pairs
-from tilesched.schedule.order_cost import Machine
-from tilesched.schedule.segment import Segment
+from tilesched.schedule.reorder.event_schedule import reserved_pairs
+from tilesched.schedule.reorder.order_cost import Machine
+from tilesched.schedule.reorder.segment import Segment
 
 
 @dataclass

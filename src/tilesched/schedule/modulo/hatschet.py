@@ -8,7 +8,7 @@ Format (``shared/benchmarks/hatschet/README.md``; HatScheT, Sittel/Oppermann et 
 - Resource model ``<Resource name= limit= latency= blockingTime=/>``; ``limit="-1"`` is unlimited.
 
 A node's latency and occupancy come from its resource; an edge's separation is the source's
-latency plus the edge delay, which is exactly :class:`~tilesched.schedule.graph.ScheduleGraph`'s
+latency plus the edge delay, which is exactly :class:`~tilesched.schedule.modulo.graph.ScheduleGraph`'s
 convention. Malformed input raises :class:`~tilesched.diagnostics.TileschedError` located at
 ``file:line:col``; the parser is expat, so every element keeps its position.
 """
@@ -21,7 +21,7 @@ import xml.parsers.expat
 from dataclasses import dataclass, field
 
 from tilesched.diagnostics import Location, TileschedError
-from tilesched.schedule.graph import GraphError, ScheduleGraph
+from tilesched.schedule.modulo.graph import GraphError, ScheduleGraph
 
 
 @dataclass

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tilesched.schedule.graph import ScheduleGraph
+from tilesched.schedule.modulo.graph import ScheduleGraph
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ on the issuer, are complete in issue order.
 
 :func:`choose_slots` computes the smallest such ``N`` per buffer by walking a
 long enough instance of the pipeline with its waits
-(:mod:`tilesched.schedule.pipeline_waits`), and returns the carried edges the
+(:mod:`tilesched.schedule.pipeline.waits`), and returns the carried edges the
 multi-buffered accesses still impose (distance ``N``).
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tilesched.schedule.pipeline_stages import (
+from tilesched.schedule.pipeline.stages import (
     WAR,
     WAW,
     Edge,
@@ -29,7 +29,7 @@ from tilesched.schedule.pipeline_stages import (
     stage_count,
     steps,
 )
-from tilesched.schedule.pipeline_waits import Walk, build_template, concrete, instantiate, solve
+from tilesched.schedule.pipeline.waits import Walk, build_template, concrete, instantiate, solve
 
 
 def completes_before(x: StagedOp, jx: int, y: StagedOp, jy: int, walk: Walk) -> bool:

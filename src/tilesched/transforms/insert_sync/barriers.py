@@ -20,8 +20,10 @@ from xdsl.ir import Block
 
 from tilesched.analysis.dependence import kind_of
 from tilesched.analysis.effects import Access, effects_of
+from tilesched.analysis.units import unit_kind
+from tilesched.ir.blocks import body_ops, insert_before
+from tilesched.ir.sync import make_local_barrier
 from tilesched.target.model import Target
-from tilesched.transforms.sync_common import body_ops, insert_before, make_local_barrier, unit_kind
 
 Pending = tuple[Access, ...]
 

@@ -17,7 +17,10 @@ from xdsl.ir import Block, Operation
 
 from tilesched.analysis.dependence import loop_carried_dependences
 from tilesched.analysis.reduced_deps import reduced_dependences
+from tilesched.analysis.units import contains_unit_work, region_unit, unit_kind
 from tilesched.ir import sync as S
+from tilesched.ir.blocks import body_ops, insert_after, insert_before, split_at
+from tilesched.ir.sync import make_barrier_all, make_pipe_barrier, make_set, make_wait
 from tilesched.schedule.flag_plan import (
     BARRIER_ALL,
     PIPE_BARRIER,
@@ -29,18 +32,6 @@ from tilesched.schedule.flag_plan import (
     plan_loop_flags,
 )
 from tilesched.target.model import Target
-from tilesched.transforms.sync_common import (
-    body_ops,
-    contains_unit_work,
-    insert_after,
-    insert_before,
-    make_barrier_all,
-    make_pipe_barrier,
-    make_set,
-    make_wait,
-    split_at,
-    unit_kind,
-)
 
 _REPLANNED = (S.SetFlagOp, S.WaitFlagOp, S.PipeBarrierOp)
 
@@ -122,25 +113,14 @@ class FlagSync:
 
     def _item(self, op: Operation) -> Item:
         if op.regions:
-            unit = self._single_unit(op)
+            unit = region_unit(op, self.target)
             return Item(unit, inline=unit is not None and self.target.units[unit].kind == "inline")
         unit, kind = unit_kind(op, self.target)
         return Item(unit, inline=(kind == "inline"))
 
-    def _single_unit(self, op: Operation) -> str | None:
-        """The one unit all tile work nested in ``op`` runs on, if there is exactly one.
-
-        Such a loop or conditional is an ordinary item on that unit: its ops run
-        in order on one queue, so flags placed around it order it exactly.
-        """
-        units = {unit_kind(inner, self.target)[0] for inner in op.walk() if inner is not op}
-        units.discard(None)
-        has_sync = any(inner.name.startswith("sync.") for inner in op.walk())
-        return units.pop() if len(units) == 1 and not has_sync else None
-
     def _is_boundary(self, op: Operation) -> bool:
         """A region op with unit work on several units: synchronized inside, barriers around."""
-        return bool(op.regions) and contains_unit_work(op, self.target) and self._single_unit(op) is None
+        return bool(op.regions) and contains_unit_work(op, self.target) and region_unit(op, self.target) is None
 
     def _queued(self, op: Operation) -> bool:
         return unit_kind(op, self.target)[1] not in (None, "inline") or (

@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from tilesched.schedule.pipeline_stages import (
+from tilesched.schedule.pipeline.stages import (
     RAW,
     Edge,
     StagedOp,

@@ -1,7 +1,7 @@
 """Modulo reservation table (MRT) with multi-cycle footprints and probe-before-commit.
 
 The table has one row per cycle modulo II and one column per capacity (a limited resource or a
-pool, see :class:`~tilesched.schedule.graph.CompiledGraph`). A node's footprint is a tuple of
+pool, see :class:`~tilesched.schedule.modulo.graph.CompiledGraph`). A node's footprint is a tuple of
 ``(offset, column)`` uses; placed at start ``t`` it takes one unit of ``column`` in row
 ``(t + offset) mod II`` per use, so a footprint longer than II wraps onto itself. Rau, "Iterative
 Modulo Scheduling" (HP Labs HPL-94-115, 1994), §3; the source document's ``rrt_probe`` /

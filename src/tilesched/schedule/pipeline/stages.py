@@ -16,7 +16,7 @@ round-robin, ``j mod N``: :func:`issue_slot_count` is the smallest ``N`` such th
 every access of iteration ``j`` is issued before the first conflicting access of
 iteration ``j + N``. A reader ordered before the next writer in the kernel needs
 no extra version. Completion of asynchronous accesses is handled in
-:mod:`tilesched.schedule.pipeline_waits`.
+:mod:`tilesched.schedule.pipeline.waits`.
 
 The same conventions are used by TVM's software-pipeline transform
 (``software_pipeline_stage`` / ``software_pipeline_order``) and MLIR's

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tilesched.schedule.segment import Segment
+from tilesched.schedule.reorder.segment import Segment
 
 # Entries of a synchronized program for replay_makespan.
 OP, SET_FLAG, WAIT_FLAG, BARRIER, PIPE, FENCE = "op", "set", "wait", "barrier_all", "pipe", "fence"

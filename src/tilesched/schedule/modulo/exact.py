@@ -40,15 +40,15 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from tilesched.schedule.graph import (
+from tilesched.schedule.modulo.graph import (
     CompiledGraph,
     ScheduleGraph,
     group_distances,
     recurrence_groups,
 )
-from tilesched.schedule.mii import compute_bounds, window_overload
-from tilesched.schedule.modulo import earliest_times
-from tilesched.schedule.reservation_table import ModuloReservationTable
+from tilesched.schedule.modulo.mii import compute_bounds, window_overload
+from tilesched.schedule.modulo.reservation_table import ModuloReservationTable
+from tilesched.schedule.modulo.scheduler import earliest_times
 
 MAX_MODEL_NODES = 400
 

@@ -1,8 +1,8 @@
 """Choosing a segment's order: several list-scheduling variants, judged exactly, polished.
 
-:func:`schedule_segment` runs :class:`tilesched.schedule.event_schedule.EventListScheduler`
+:func:`schedule_segment` runs :class:`tilesched.schedule.reorder.event_schedule.EventListScheduler`
 with several :class:`Variant` s (strict first), evaluates every finished order with
-:func:`tilesched.schedule.order_cost.evaluate_order` — the flags insert-sync will plan and
+:func:`tilesched.schedule.reorder.order_cost.evaluate_order` — the flags insert-sync will plan and
 the cycles they cost — and keeps the best by the objective:
 
 * ``fit`` (default): the fastest order that fits the event limit, if it is no slower than
@@ -18,9 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tilesched.schedule.event_schedule import STRATEGIES, EventListScheduler, Variant
-from tilesched.schedule.order_cost import Machine, OrderCost, evaluate_order, evaluate_tracked
-from tilesched.schedule.segment import Segment
+from tilesched.schedule.reorder.event_schedule import STRATEGIES, EventListScheduler, Variant
+from tilesched.schedule.reorder.order_cost import (
+    Machine,
+    OrderCost,
+    evaluate_order,
+    evaluate_tracked,
+)
+from tilesched.schedule.reorder.segment import Segment
 
 SMALL_SEGMENT = 200       # up to this size, strategy "all" tries the three pick strategies
 LARGE_SEGMENT = 1500      # above this, two variants run

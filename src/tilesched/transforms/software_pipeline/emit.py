@@ -1,6 +1,6 @@
 """Emit the code of a software-pipelined loop (prologue, kernel ``scf.for``, epilogue).
 
-:class:`PipelineEmitter` turns a :class:`~tilesched.schedule.pipeline_waits.Plan`
+:class:`PipelineEmitter` turns a :class:`~tilesched.schedule.pipeline.waits.Plan`
 into ops inserted before the original loop. Each op item is a clone of a staged
 body op for one iteration ``j``: its induction value becomes ``lb + j * step``,
 the pure ops it uses (index math, views) are cloned next to it once per block
@@ -23,11 +23,11 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilesched.analysis.affine import constant_value
+from tilesched.ir.sync import make_commit, make_wait_group
 from tilesched.ir.tile import SlotOp
-from tilesched.schedule.pipeline_waits import COMMIT, OP, WAIT, Item, Template
-from tilesched.transforms.pipeline_index import IndexMath, constants_before
-from tilesched.transforms.pipeline_loop import ANNOTATIONS, is_pure
-from tilesched.transforms.sync_common import make_commit, make_wait_group
+from tilesched.schedule.pipeline.waits import COMMIT, OP, WAIT, Item, Template
+from tilesched.transforms.software_pipeline.annotations import ANNOTATIONS, is_pure
+from tilesched.transforms.software_pipeline.index import IndexMath, constants_before
 
 
 @dataclass

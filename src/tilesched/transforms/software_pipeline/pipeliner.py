@@ -1,63 +1,41 @@
-"""The ``software-pipeline`` pass: prologue, steady state and epilogue from ``tile.stage`` / ``tile.order``.
-
-For each ``scf.for`` whose body ops carry ``tile.stage = S`` and ``tile.order = K``
-(written by ``modulo-schedule`` or by hand), inner loops first:
-
-1. check the annotations and that the schedule keeps every dependence
-   (``pipeline_loop``, ``pipeline_analysis``, :func:`schedule_violations`);
-2. give each buffer written in one stage and read in a later one as many slots
-   as its lifetime needs, completion of asynchronous readers included
-   (:mod:`tilesched.schedule.pipeline_slots`), within the target's capacity;
-3. on group targets (cp.async), place one commit per async stage per iteration
-   and before each consumer a ``wait_group`` with the exact in-flight count
-   (:mod:`tilesched.schedule.pipeline_waits`); other targets get their
-   synchronization from ``insert-sync``, run afterwards;
-4. emit the prologue, a kernel ``scf.for`` and the epilogue (``pipeline_emit``):
-   for a trip count only known at run time, ``scf.if T >= S-1`` selects the
-   pipelined code, and a predicated short version runs smaller counts.
-
-Ideas from TVM's ``InjectSoftwarePipeline`` and its async-stage RFC (the source
-document of issue 5), and MLIR's ``scf::pipelineForLoop``; see
-``docs/software-pipeline.md``.
-"""
+"""Software-pipelining one annotated ``scf.for``: check, allocate slots, plan waits, emit code."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from xdsl.dialects import memref, scf
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from tilesched.analysis.affine import constant_value
 from tilesched.analysis.effects import effects_of
 from tilesched.diagnostics import TileschedError
+from tilesched.ir.sync import make_commit, make_wait_group
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import ORDER, STAGE
 from tilesched.ir.types import element_bytes, memory_space, memref_shape
-from tilesched.schedule.pipeline_slots import SlotChoice, choose_slots
-from tilesched.schedule.pipeline_stages import (
+from tilesched.schedule.pipeline.slots import SlotChoice, choose_slots
+from tilesched.schedule.pipeline.stages import (
     Edge,
     schedule_violations,
     stage_count,
     trip_count,
 )
-from tilesched.schedule.pipeline_waits import Plan, build_template, dynamic_plan, static_plan
-from tilesched.transforms.pass_base import PassEnv, TilePass
-from tilesched.transforms.pipeline_analysis import LoopModel, async_before, build_model
-from tilesched.transforms.pipeline_checks import (
+from tilesched.schedule.pipeline.waits import Plan, build_template, dynamic_plan, static_plan
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.software_pipeline.analysis import LoopModel, async_before, build_model
+from tilesched.transforms.software_pipeline.annotations import is_pure, split_body
+from tilesched.transforms.software_pipeline.checks import (
     check_value_flow,
     raise_violations,
     warn_async_marks,
 )
-from tilesched.transforms.pipeline_codegen import emit_plan
-from tilesched.transforms.pipeline_emit import MultiBuffer, PipelineEmitter
-from tilesched.transforms.pipeline_loop import annotated_loops, is_pure, split_body
-from tilesched.transforms.sync_common import make_commit, make_wait_group
+from tilesched.transforms.software_pipeline.codegen import emit_plan
+from tilesched.transforms.software_pipeline.emit import MultiBuffer, PipelineEmitter
 
 
-def pipeline_loop(loop: scf.ForOp, env: PassEnv, option: int = 0) -> None:
+def pipeline_loop(loop: scf.ForOp, env: TileContext, option: int = 0) -> None:
     """Replace ``loop`` by its software-pipelined form (see the module docstring)."""
     parts = split_body(loop, check_orders=False)
     for alloc in parts.allocs:
@@ -88,7 +66,7 @@ def pipeline_loop(loop: scf.ForOp, env: PassEnv, option: int = 0) -> None:
     env.remarks.setdefault("software-pipeline", []).append(_remark(model, choice, plan))
 
 
-def unroll_factor(choice: SlotChoice, env: PassEnv, option: int) -> int:
+def unroll_factor(choice: SlotChoice, env: TileContext, option: int) -> int:
     """Kernel unroll: the option when given, else on flag targets the least common
     multiple of the slot counts (each slot then has constant indices, so insert-sync can
     give every slot its own event ids and the stages overlap), else 1."""
@@ -111,7 +89,7 @@ def make_plan(loop: scf.ForOp, model: LoopModel, template, edges: list[Edge]) ->
     return dynamic_plan(template, model.ops, edges, repeat)
 
 
-def allocate_slots(model: LoopModel, choice: SlotChoice, env: PassEnv) -> dict[SSAValue, MultiBuffer]:
+def allocate_slots(model: LoopModel, choice: SlotChoice, env: TileContext) -> dict[SSAValue, MultiBuffer]:
     """Replace each multi-buffered ``memref.alloc`` by a ``memref<N x ...>`` one (after
     checking the target's capacity per space)."""
     grown = {model.roots[k]: n for k, n in choice.slots.items() if n > 1}
@@ -135,7 +113,7 @@ def _bytes(kind: MemRefType) -> int:
     return math.prod(memref_shape(kind)) * element_bytes(kind)
 
 
-def _check_capacity(loop: scf.ForOp, grown: dict[SSAValue, int], env: PassEnv) -> None:
+def _check_capacity(loop: scf.ForOp, grown: dict[SSAValue, int], env: TileContext) -> None:
     """Refuse slots that overflow a space (counted like the verifier: all allocs of the module)."""
     module = loop.get_toplevel_object()
     used: dict[str, int] = {}
@@ -159,7 +137,7 @@ def _check_capacity(loop: scf.ForOp, grown: dict[SSAValue, int], env: PassEnv) -
                 location_of(loop))
 
 
-def _complete_earlier_async(model: LoopModel, env: PassEnv) -> list[Operation]:
+def _complete_earlier_async(model: LoopModel, env: TileContext) -> list[Operation]:
     """Group targets: a commit and ``wait 0`` for async copies issued before the loop into
     buffers it accesses (the pipeline's own waits count only its own groups). A loop that
     is itself a staged op of an outer pipelined loop is ordered by that loop's waits."""
@@ -185,25 +163,3 @@ def _remark(model: LoopModel, choice: SlotChoice, plan: Plan) -> dict:
     slots = {f"%{model.roots[k].name_hint}": n for k, n in choice.slots.items()}
     return {"loc": str(location_of(model.loop)), "stages": plan.stages, "slots": slots,
             "kernel_trips": plan.kernel_trips}
-
-
-@dataclass(frozen=True)
-class SoftwarePipelinePass(TilePass):
-    """Software-pipeline every annotated loop (see the module docstring)."""
-
-    name = "software-pipeline"
-
-    unroll: int = 0  # kernel unroll; 0: automatic (see unroll_factor)
-
-    def run(self, module: ModuleOp, env: PassEnv) -> None:
-        """Check every annotated loop, then pipeline them inner first."""
-        if self.unroll < 0:
-            raise TileschedError(f"software-pipeline: unroll must be >= 0, got {self.unroll}")
-        loops = annotated_loops(module)
-        for loop in loops:  # validate every loop before rewriting any
-            split_body(loop)
-        for loop in loops:
-            pipeline_loop(loop, env, self.unroll)
-
-
-PASS = SoftwarePipelinePass

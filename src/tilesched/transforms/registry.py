@@ -1,0 +1,91 @@
+"""The passes ``tilesched opt -p`` knows, and MLIR-style pipeline strings.
+
+``-p "reorder-events{strategy=min-max},insert-sync"`` is parsed by xDSL's pipeline parser into
+configured :class:`~tilesched.transforms.pass_base.TilePass` instances; option values are checked
+against the domains the passes declare (``transforms/pass_base.option``). A pass listed here
+whose module is missing is an installation error and fails loudly.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import PassPipeline
+from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
+
+from tilesched.diagnostics import TileschedError
+from tilesched.transforms.pass_base import TileContext, TilePass, option_specs
+
+# Pass name -> module defining it (one module or package per pass, DESIGN.md §1), in the order of
+# the pass pipeline (DESIGN.md §1).
+PASS_MODULES = {
+    "verify": "tilesched.transforms.verify",
+    "modulo-schedule": "tilesched.transforms.modulo_schedule",
+    "software-pipeline": "tilesched.transforms.software_pipeline",
+    "reorder-events": "tilesched.transforms.reorder_events",
+    "insert-sync": "tilesched.transforms.insert_sync",
+}
+
+
+def available_passes() -> dict[str, type[TilePass]]:
+    """Pass name -> pass class, for every registered pass."""
+    return {name: importlib.import_module(module).PASS for name, module in PASS_MODULES.items()}
+
+
+def parse_pass_pipeline(text: str) -> list[TilePass]:
+    """Parse ``name{key=value ...},name2`` into configured pass instances (errors exit 2)."""
+    passes = available_passes()
+    try:
+        specs = list(parse_pipeline(text))
+    except ArgSpecParseError as err:
+        raise TileschedError(f"invalid pass pipeline '{text}': {_arg_spec_message(err)}") from None
+    if not specs:
+        raise TileschedError("empty pass pipeline; valid passes: " + ", ".join(passes))
+    pipeline = []
+    for spec in specs:
+        if spec.name not in passes:
+            raise TileschedError(f"unknown pass '{spec.name}'; valid passes: " + ", ".join(passes))
+        cls = passes[spec.name]
+        try:
+            pipeline.append(cls.from_spec(spec))
+        except (ValueError, TypeError) as err:
+            raise TileschedError(f"bad options for pass '{spec.name}': {_first_line(err)}; "
+                                 f"options: {describe_options(cls)}") from None
+    return pipeline
+
+
+def run_pipeline(module: ModuleOp, pipeline: list[TilePass], ctx: TileContext) -> None:
+    """Apply the passes in order to ``module`` (an xDSL :class:`PassPipeline`)."""
+    PassPipeline(tuple(pipeline)).apply(ctx, module)
+
+
+def describe_options(cls: type[TilePass]) -> str:
+    """One line: each option with its default and domain, or 'none'."""
+    parts = []
+    for name, spec in option_specs(cls).items():
+        domain = ("|".join(str(c).lower() for c in spec.choices) if spec.choices else
+                  _range_text(spec.low, spec.high))
+        default = getattr(cls, name)
+        default = str(default).lower() if isinstance(default, bool | None) else default
+        parts.append(f"{name.replace('_', '-')}={default}" + (f" ({domain})" if domain else ""))
+    return ", ".join(parts) or "none"
+
+
+def _range_text(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return f"{low}..{high}"
+    if low is not None:
+        return f">= {low}"
+    return f"<= {high}" if high is not None else ""
+
+
+def _first_line(err: Exception) -> str:
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return lines[0] if lines else type(err).__name__
+
+
+def _arg_spec_message(err: ArgSpecParseError) -> str:
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return lines[-1] if lines else "syntax error"
