@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import pathlib
 import subprocess
 import sys
 
-from test_modulo_hatschet_loader import GRAPH, RM
-
 from tilesched.cli import main
 
+INPUTS = pathlib.Path(__file__).parents[1] / "schedule" / "modulo" / "Inputs"
+RM = (INPUTS / "small_RM.xml").read_text()
+GRAPH = (INPUTS / "small.graphml").read_text()
 KEYS = {"graph", "ii", "mii", "res_mii", "rec_mii", "stages", "valid", "starts", "seconds"}
 
 

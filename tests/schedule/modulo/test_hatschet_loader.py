@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
+import pathlib
+
 import pytest
 
 from tilesched.diagnostics import TileschedError
 from tilesched.schedule.modulo.hatschet import default_resource_path, load_graph
 
-RM = """<?xml version="1.0"?><ModelInformation Version="1.0"><Resources>
-  <Resource blockingTime="2" latency="3" limit="1" name="mul" physicalDelay="0.0"/>
-  <Resource blockingTime="0" latency="0" limit="-1" name="wire" physicalDelay="0.0"/>
-</Resources></ModelInformation>
-"""
-
-GRAPH = """<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns">
-  <graph>
-    <node id="1"><data key="name">m1</data><data key="uses_resource">mul</data></node>
-    <node id="2"><data key="uses_resource">wire</data></node>
-    <edge source="1" target="2"><data key="delay">1</data><data key="distance">0</data></edge>
-    <edge source="2" target="1"><data key="latency">0</data><data key="distance">2</data></edge>
-  </graph>
-</graphml>
-"""
+INPUTS = pathlib.Path(__file__).parent / "Inputs"
+RM = (INPUTS / "small_RM.xml").read_text()
+GRAPH = (INPUTS / "small.graphml").read_text()
 
 
 def _write(tmp_path, graph=GRAPH, rm=RM, name="graph1"):

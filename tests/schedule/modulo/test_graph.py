@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import make_graph
+from graphs import make_graph
 
 from tilesched.schedule.modulo.graph import (
     GraphError,

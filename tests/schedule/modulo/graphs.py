@@ -1,15 +1,8 @@
-"""Shared helpers for the scheduling tests: hand-built graphs and the HatScheT benchmark path."""
+"""Shared helpers for the modulo scheduling tests: hand-built graphs."""
 
 from __future__ import annotations
 
-import pathlib
-
-import pytest
-
 from tilesched.schedule.modulo.graph import ScheduleGraph
-
-# CI clones the repository with ``shared/`` beside it.
-HATSCHET = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "hatschet"
 
 
 def make_graph(resources, nodes, edges, pools=()):
@@ -25,14 +18,6 @@ def make_graph(resources, nodes, edges, pools=()):
     for src, dst, delay, distance in edges:
         graph.add_edge(src, dst, delay=delay, distance=distance)
     return graph
-
-
-@pytest.fixture
-def hatschet_dir() -> pathlib.Path:
-    """The benchmark folder, or a skip naming where it was expected."""
-    if not HATSCHET.is_dir():
-        pytest.skip(f"HatScheT benchmark data not found at {HATSCHET} (clone shared/ beside the repo)")
-    return HATSCHET
 
 
 def three_in_one_slot():

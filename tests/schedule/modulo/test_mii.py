@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import make_graph, three_in_one_slot
+from graphs import make_graph, three_in_one_slot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

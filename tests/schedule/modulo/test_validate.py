@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import make_graph
+from graphs import make_graph
 
 from tilesched.schedule.modulo.validate import check_modulo_schedule
 

@@ -1,10 +1,7 @@
-"""reorder-events, judged by the flag planner, CP-SAT and the simulator.
+"""The reorder-events pass, judged by the simulator (its algorithms: tests/schedule/reorder,
+its event model: tests/schedule/test_flag_plan.py).
 
-- the scheduler's event model *is* insert-sync's: FlagTracker reproduces plan_flags exactly;
-- its safety rule (pressure within the limit) never lets insert-sync run out of ids;
 - the timing replay predicts the simulator's cycles and live events on straight-line code;
-- CP-SAT's exact mode is exact (brute force on tiny segments), the heuristic never loses to
-  the original order by its own measure;
 - on IR: random programs with loops and ifs stay race-free and equivalent after
   ``reorder-events,insert-sync``; the predicted peaks equal what insert-sync reports;
   the done-when kernel (more than 8 live MTE2->V events) fits without costing cycles.
@@ -12,7 +9,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 
 import pytest
@@ -29,17 +25,7 @@ from tilesched.analysis.dependence import (
 from tilesched.analysis.effects import effects_of
 from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.ir import parse_text, print_module
-from tilesched.schedule.flag_plan import FlagTracker, Item, count_fallbacks, plan_flags
-from tilesched.schedule.reorder.event_schedule import Variant
-from tilesched.schedule.reorder.exact import exact_order, supports
-from tilesched.schedule.reorder.order_cost import Machine, OrderCost, evaluate_order
-from tilesched.schedule.reorder.search import (
-    SegmentSchedule,
-    adopt,
-    local_search,
-    schedule_segment,
-)
-from tilesched.schedule.reorder.segment import Segment
+from tilesched.schedule.reorder.order_cost import evaluate_order
 from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
 from tilesched.sim.lower import lower_module
@@ -47,187 +33,17 @@ from tilesched.target import load_target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
 
-
-def slow(examples: int) -> settings:
-    """Hypothesis settings for tests that run passes and the simulator: no deadline."""
-    return settings(max_examples=examples, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
-
-# ------------------------------------------------------------------ one event model
-
-
-@st.composite
-def flag_problems(draw):
-    """Items on a few units (some inline, some on none) with forward dependences, a limit."""
-    n = draw(st.integers(1, 24))
-    units = draw(st.lists(st.sampled_from(["A", "B", "C", "P", "S", None]), min_size=n,
-                          max_size=n))
-    items = [Item(u, inline=(u == "S")) for u in units]
-    deps = draw(st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))
-                        .filter(lambda d: d[0] < d[1]), max_size=3 * n))
-    return items, sorted(deps), draw(st.integers(1, 4))
-
-
-def _track(items, deps, limit):
-    """Add ``items`` in order to a FlagTracker; returns it and the max pressure seen."""
-    tracker = FlagTracker(limit, frozenset({"P"}))
-    worst = 0
-    for j, item in enumerate(items):
-        producers = [i for i, k in deps if k == j]
-        consumers = tuple(sorted({items[k].unit for i, k in deps if i == j
-                                  and items[k].unit and not items[k].inline}))
-        before = tracker.pressure()
-        predicted = {**before, **tracker.preview(item, producers, consumers)}
-        tracker.add(item, producers, consumers)
-        after = tracker.pressure()
-        assert {k: v for k, v in predicted.items() if v} == {k: v for k, v in after.items() if v}
-        worst = max([worst, *after.values()])
-    return tracker, worst
-
-
-@slow(400)
-@given(flag_problems())
-def test_tracker_is_plan_flags_one_item_at_a_time(problem):
-    items, deps, limit = problem
-    plan = plan_flags(items, deps, limit, frozenset({"P"}))
-    tracker, _ = _track(items, deps, limit)
-    assert bool(count_fallbacks(plan.ops)) == bool(sum(tracker.overflow.values()))
-    if not count_fallbacks(plan.ops):
-        ops = [dataclasses.astuple(s) for s in tracker.plan_ops()]
-        assert ops == [dataclasses.astuple(s) for s in plan.ops]
-        assert tracker.peak_events() == plan.peak_events
-
-
-@slow(400)
-@given(flag_problems())
-def test_pressure_within_limit_means_ids_never_run_out(problem):
-    items, deps, limit = problem
-    tracker, worst = _track(items, deps, limit)
-    if worst <= limit:
-        assert not any(tracker.overflow.values())
-
-
-def test_a_later_producer_covers_an_earlier_one():
-    """Broadcast and latest-producer rules: one flag for L0, L1 -> C1, C0 (C1 waits for L1)."""
-    items = [Item("MTE2"), Item("MTE2"), Item("V"), Item("V")]
-    tracker = FlagTracker(8)
-    tracker.add(items[0], [], ("V",))
-    tracker.add(items[1], [], ("V",))
-    assert tracker.pressure() == {("MTE2", "V"): 2}
-    tracker.add(items[3], [1], ())
-    assert tracker.pressure() == {("MTE2", "V"): 1}  # the id held by L1's flag, L0 covered
-    tracker.add(items[2], [0], ())
-    assert [s.kind for s in tracker.plan_ops()] == ["set", "wait"]
-
-
-def test_an_id_is_free_again_only_along_happens_before():
-    """L0 -> C0 then L1 -> C1: C0's wait does not happen-before L1's set, so two ids."""
-    tracker = FlagTracker(8)
-    for item, producers in ((Item("MTE2"), []), (Item("V"), [0]), (Item("MTE2"), []),
-                            (Item("V"), [2])):
-        tracker.add(item, producers, ("V",) if item.unit == "MTE2" else ())
-    events = [s.event for s in tracker.plan_ops() if s.kind == "set"]
-    assert events == [0, 1]
-    assert tracker.peak_events() == {"MTE2->V": 1}  # what insert-sync reports: program order
-
-
-# ------------------------------------------------------------------ segments: exact and heuristic
-
-
-@st.composite
-def segments(draw, max_nodes=7):
-    n = draw(st.integers(2, max_nodes))
-    units = draw(st.lists(st.sampled_from(["MTE2", "V", "MTE3"]), min_size=n, max_size=n))
-    durations = draw(st.lists(st.integers(1, 60), min_size=n, max_size=n))
-    deps = draw(st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))
-                        .filter(lambda d: d[0] < d[1]), max_size=2 * n))
-    return Segment(units, durations, deps=sorted(deps))
-
-
-def _topological_orders(segment: Segment):
-    for order in itertools.permutations(range(len(segment))):
-        if segment.is_topological(list(order)):
-            yield list(order)
-
-
-@slow(40)
-@given(segments(max_nodes=6), st.integers(1, 2))
-def test_exact_mode_is_exact_against_brute_force(segment, limit):
-    machine = Machine(limit, issue_cycles=0)  # CP-SAT's objective has no issue cycles
-    costs = [evaluate_order(segment, order, machine) for order in _topological_orders(segment)]
-    fitting = [c.makespan for c in costs if c.fits]
-    result = exact_order(segment, machine, seconds=20)
-    if not fitting:
-        assert result is None
-        return
-    assert result is not None and result.optimal
-    chosen = evaluate_order(segment, result.order, machine)
-    assert chosen.fits and result.makespan == chosen.makespan == min(fitting)
-
-
-@slow(60)
-@given(segments(max_nodes=14), st.integers(1, 3), st.sampled_from(["fit", "cycles"]))
-def test_heuristic_never_loses_to_the_original_order(segment, limit, objective):
-    machine = Machine(limit)
-    result = schedule_segment(segment, machine, "all", objective)
-    assert segment.is_topological(result.best.order)
-    original = result.original
-    if objective == "cycles":
-        assert result.best.makespan <= original.makespan
-    elif original.fits:
-        assert result.best.fits and result.best.makespan <= original.makespan
-    assert result.strict == result.best.fits or objective == "cycles"
-
-
-def test_forced_orders_that_need_two_ids_fall_back_to_relaxed():
-    """A0 -> A1 on u and B0 -> B1 on d are forced, nothing leads from d back to u."""
-    segment = Segment(["u", "d", "u", "d"], [5, 5, 5, 5],
-                      deps=[(0, 1), (0, 2), (1, 3), (2, 3)])
-    result = schedule_segment(segment, Machine(1))
-    assert not result.strict and result.best.fallbacks == 1
-    assert schedule_segment(segment, Machine(2)).strict
-
-
-def test_local_search_only_moves_within_dependences():
-    segment = Segment(["MTE2", "V", "MTE2", "V"], [30, 10, 30, 10], deps=[(0, 1), (2, 3)])
-    machine = Machine(8)
-    start = evaluate_order(segment, [0, 1, 2, 3], machine)
-    better = local_search(segment, machine, start, lambda c: (c.fallbacks, c.makespan))
-    assert segment.is_topological(better.order) and better.makespan <= start.makespan
-
-
-def test_an_exact_order_is_adopted_only_when_the_objective_prefers_it():
-    def cost(makespan, fallbacks):
-        return OrderCost([0], fallbacks, {}, {}, makespan)
-
-    def result(best):
-        return SegmentSchedule(best, cost(100, 1), strict=best.fits)
-
-    slow_fit, fast_fit = cost(120, 0), cost(90, 0)
-    assert not adopt(result(cost(80, 2)), slow_fit, "fit")  # fits, but costs cycles
-    assert adopt(result(cost(80, 2)), fast_fit, "fit")
-    assert not adopt(result(cost(80, 2)), fast_fit, "cycles")
-    chosen = result(cost(95, 0))
-    assert adopt(chosen, fast_fit) and chosen.best is fast_fit and chosen.strict
-
-
-def test_exact_mode_declines_control_and_inline_nodes():
-    assert not supports(Segment(["V", None], [1, 1], control=[False, True]), 12)
-    assert not supports(Segment(["V", "S"], [1, 1], inline=[False, True]), 12)
-    assert not supports(Segment(["V"] * 13, [1] * 13), 12)
-
-
-def test_variants_have_distinct_names():
-    names = {Variant(s, a, b, c).name for s in ("min-max", "min-max-sum")
-             for a in (False, True) for b in (False, True) for c in (False, True)}
-    assert len(names) == 16
-
-
 # ------------------------------------------------------------------ IR programs
 
 UB = 'memref<16x16xf32, "UB">'
 GM = 'memref<16x16x16xf32, "GM">'
 TILE_GM = 'memref<16x16xf32, "GM">'
+
+
+def slow(examples: int) -> settings:
+    """Hypothesis settings for tests that run passes and the simulator: no deadline."""
+    return settings(max_examples=examples, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 def _tile_program(body: list[str], buffers: int = 12, name: str = "k") -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import make_graph, three_in_one_slot
+from graphs import make_graph, three_in_one_slot
 
 from tilesched.schedule.modulo.graph import GraphError, ScheduleGraph
 from tilesched.schedule.modulo.scheduler import ARMS, IMS, UNCONSTRAINED, modulo_schedule

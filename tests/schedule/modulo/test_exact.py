@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import make_graph, three_in_one_slot
+from graphs import make_graph, three_in_one_slot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
