@@ -7,10 +7,9 @@ Each example ``NAME`` is a pair of files in this folder:
 - ``NAME.mlir``: the same program as MLIR text, headed by the ``.py``'s docstring as ``//``
   comments.
 
-These are the canonical copies. The repository's top-level ``examples/`` folder holds identical
-copies for browsing and running (``python examples/NAME.py``); a unit test asserts the two
-agree. After editing an example here, regenerate its ``.mlir`` and the mirror with
-``python -m tilesched.examples --write examples``.
+This is the only copy: the repository's top-level ``examples`` is a symbolic link to this
+folder. After editing an example's ``.py``, regenerate its ``.mlir`` with
+``python -m tilesched.examples --write``.
 """
 
 from __future__ import annotations

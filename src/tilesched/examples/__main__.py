@@ -1,56 +1,42 @@
-"""``python -m tilesched.examples``: list the bundled examples, or regenerate them.
+"""``python -m tilesched.examples``: list the bundled examples, or regenerate their ``.mlir``.
 
-``--write DIR`` rewrites each ``NAME.mlir`` here from its DSL code and mirrors ``NAME.py`` and
-``NAME.mlir`` into ``DIR`` (the repository's ``examples/``); ``--check DIR`` only reports files
-that differ, exiting 1 if any does.
+``--write`` rewrites each ``NAME.mlir`` from its DSL code ``NAME.py``; ``--check`` only reports
+the ``.mlir`` files that differ from what their DSL code prints, exiting 1 if any does.
 """
 
 from __future__ import annotations
 
 import argparse
-import pathlib
-import shutil
 import sys
 
-from tilesched.examples import EXAMPLES, example_path, example_source, render_example
+from tilesched.examples import EXAMPLES, example_path, render_example
 
 
-def _stale_files(mirror: pathlib.Path) -> list[str]:
-    """Files whose content differs from what the DSL code produces or from the packaged copy."""
-    stale = []
+def _stale_files() -> list[str]:
+    """``.mlir`` files whose content differs from what their DSL code prints."""
+    return [str(example_path(e.name)) for e in EXAMPLES
+            if example_path(e.name).read_text() != render_example(e.name)]
+
+
+def _write() -> None:
+    """Regenerate every ``.mlir`` from its DSL code."""
     for example in EXAMPLES:
-        mlir, source = example_path(example.name), example_source(example.name)
-        if mlir.read_text() != render_example(example.name):
-            stale.append(str(mlir))
-        for packaged in (mlir, source):
-            copy = mirror / packaged.name
-            if not copy.is_file() or copy.read_text() != packaged.read_text():
-                stale.append(str(copy))
-    return stale
-
-
-def _write(mirror: pathlib.Path) -> None:
-    """Regenerate every ``.mlir`` from its DSL code and mirror both files into ``mirror``."""
-    mirror.mkdir(parents=True, exist_ok=True)
-    for example in EXAMPLES:
-        mlir = example_path(example.name)
-        mlir.write_text(render_example(example.name))
-        for packaged in (mlir, example_source(example.name)):
-            shutil.copyfile(packaged, mirror / packaged.name)
-            print(f"wrote {mirror / packaged.name}")
+        path = example_path(example.name)
+        path.write_text(render_example(example.name))
+        print(f"wrote {path}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    """List, regenerate (``--write DIR``) or check (``--check DIR``) the examples."""
+    """List, regenerate (``--write``) or check (``--check``) the examples."""
     parser = argparse.ArgumentParser(prog="python -m tilesched.examples", description=__doc__)
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--write", metavar="DIR", help="regenerate .mlir files and mirror into DIR")
-    group.add_argument("--check", metavar="DIR", help="exit 1 if DIR or a .mlir file is stale")
+    group.add_argument("--write", action="store_true", help="regenerate the .mlir files")
+    group.add_argument("--check", action="store_true", help="exit 1 if a .mlir file is stale")
     args = parser.parse_args(argv)
     if args.write:
-        _write(pathlib.Path(args.write))
+        _write()
     elif args.check:
-        stale = _stale_files(pathlib.Path(args.check))
+        stale = _stale_files()
         for path in stale:
             print(f"stale: {path}")
         return 1 if stale else 0

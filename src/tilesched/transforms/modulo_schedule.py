@@ -1,7 +1,7 @@
 """The ``modulo-schedule`` pass: Rau-style modulo scheduling of tile loops.
 
 For each innermost ``scf.for`` whose body holds tile ops (and no stage annotations yet), the
-pass builds the IR-independent scheduling graph of ``schedule/graph.py``:
+pass builds the IR-independent scheduling graph of ``schedule/modulo/graph.py``:
 
 - a node per tile op, on the resource of its unit (capacity 1), occupying and lasting the
   op's duration from the target's latency model (``latency`` property if given);
