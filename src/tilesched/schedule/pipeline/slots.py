@@ -13,7 +13,9 @@ on the issuer, are complete in issue order.
 :func:`choose_slots` computes the smallest such ``N`` per buffer by walking a
 long enough instance of the pipeline with its waits
 (:mod:`tilesched.schedule.pipeline.waits`), and returns the carried edges the
-multi-buffered accesses still impose (distance ``N``).
+multi-buffered accesses still impose (distance ``N``). With a known trip count ``T`` a buffer
+never needs more than ``T`` slots (:func:`cap_slots`): iteration ``j < T`` uses slot
+``j mod N = j`` either way, so the extra slots would never be touched (TVM allocates them).
 """
 
 from __future__ import annotations
@@ -88,3 +90,15 @@ def choose_slots(ops: dict[int, StagedOp], edges: list[Edge],
                 if y_writes:
                     choice.edges.append(Edge(x.id, y.id, n, WAW if x_writes else WAR))
     return choice
+
+
+def cap_slots(choice: SlotChoice, trips: int | None) -> SlotChoice:
+    """``choice`` with every slot count at most ``trips`` (a known trip count; at least 1).
+
+    Only the allocation shrinks: the carried edges keep their distance, which is at least
+    ``trips`` wherever a count was capped, so they constrain no pair of executed iterations.
+    """
+    if trips is None:
+        return choice
+    capped = {name: max(1, min(n, trips)) for name, n in choice.slots.items()}
+    return SlotChoice(capped, choice.edges, choice.waited)

@@ -15,7 +15,7 @@ from tilesched.ir.sync import make_commit, make_wait_group
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import ORDER, STAGE
 from tilesched.ir.types import element_bytes, memory_space, memref_shape
-from tilesched.schedule.pipeline.slots import SlotChoice, choose_slots
+from tilesched.schedule.pipeline.slots import SlotChoice, cap_slots, choose_slots
 from tilesched.schedule.pipeline.stages import (
     Edge,
     schedule_violations,
@@ -48,6 +48,7 @@ def pipeline_loop(loop: scf.ForOp, env: TileContext, option: int = 0) -> None:
     choice = choose_slots(model.ops, model.edges, model.buffers)
     edges = model.edges + choice.edges
     raise_violations(model, schedule_violations(model.ops, choice.edges))
+    choice = cap_slots(choice, static_trip_count(loop))
     buffers = allocate_slots(model, choice, env)
     template = build_template(model.ops, edges)
     plan = make_plan(loop, model, template, edges)
@@ -75,6 +76,14 @@ def unroll_factor(choice: SlotChoice, env: TileContext, option: int) -> int:
     if env.target.sync != "flags":
         return 1
     return math.lcm(1, *choice.slots.values())
+
+
+def static_trip_count(loop: scf.ForOp) -> int | None:
+    """The loop's trip count when its bounds and step are constants, else None."""
+    lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
+    if None in (lb, ub, step) or step <= 0:
+        return None
+    return trip_count(lb, ub, step)
 
 
 def make_plan(loop: scf.ForOp, model: LoopModel, template, edges: list[Edge]) -> Plan:
