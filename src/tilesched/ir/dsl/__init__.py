@@ -30,8 +30,7 @@ located at the Python line that made it; each op also records that line as its
 location, so the verifier's target checks (``Kernel.module``) point there too.
 """
 
-from tilesched.ir.dsl.kernel import Kernel, render
-from tilesched.ir.dsl.kernel_base import Module
+from tilesched.ir.dsl.kernel import Kernel, Module, render
 from tilesched.ir.dsl.located import dtype_of
 from tilesched.ir.dsl.values import Buffer, Cond, Index, Scalar
 

@@ -1,4 +1,4 @@
-"""Modules and the kernel core: insertion points, constants, value checks, op creation."""
+"""The kernel core: insertion points, constants, value checks, op creation."""
 
 from __future__ import annotations
 
@@ -35,56 +35,26 @@ from tilesched.ir.dsl.located import (
     dtype_of,
 )
 from tilesched.ir.dsl.values import Buffer, Cond, Index, Scalar, _Value
-from tilesched.ir.text import print_module
-from tilesched.ir.verify import verify_module
-from tilesched.target.loader import load_target
-from tilesched.target.model import Target
 
 if TYPE_CHECKING:
-    from tilesched.ir.dsl.kernel import Kernel
+    pass
 
 
 # --- module and kernels ------------------------------------------------------------------------
 
 
-class Module:
-    """A ``builtin.module`` holding one or more kernels, verified against an optional target."""
-
-    def __init__(self, target: str | Target | None = None):
-        self.op = ModuleOp([])
-        self.target = load_target(target) if isinstance(target, str) else target
-
-    def kernel(self, name: str) -> Kernel:
-        """Start a new ``func.func @name`` in this module."""
-        from tilesched.ir.dsl.kernel import Kernel
-
-        return Kernel(name, module=self)
-
-    def build(self) -> ModuleOp:
-        """Verify (structure, then the target's rules when one was given) and return the module."""
-        verify_module(self.op, self.target)
-        return self.op
-
-    def text(self, generic: bool = False) -> str:
-        """The verified module as MLIR text."""
-        return print_module(self.build(), generic=generic)
-
-
 class _KernelBase:
     """Insertion points, constants, value checks and op creation shared by the op families."""
 
-    def __init__(self, name: str, target: str | Target | None = None, module: Module | None = None):
+    def __init__(self, name: str, module_op: ModuleOp):
         if not isinstance(name, str) or not name.isidentifier():
             raise _error(f"a kernel name must be an identifier, got {name!r}")
-        if module is not None and target is not None:
-            raise _error("give the target to the Module, not to a kernel inside it")
-        self._module = module or Module(target)
         self.name = name
         ret = func.ReturnOp()
         self._entry = Block([ret])
         self._func = func.FuncOp(name, ((), ()), Region(self._entry))
         self._func.location = _file_loc(_caller_location())
-        self._module.op.body.block.add_op(self._func)
+        module_op.body.block.add_op(self._func)
         self._builders = [Builder(InsertPoint.before(ret))]
         self._constants: dict[tuple[str, Any], SSAValue] = {}
         self._last_constant: Operation | None = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
@@ -15,17 +15,26 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilesched.ir.dsl.located import _error, _is_int, _set_name
 
-if TYPE_CHECKING:
-    from tilesched.ir.dsl.kernel import Kernel
-
-
 # --- values ---------------------------------------------------------------------------------
+
+
+class ValueOwner(Protocol):
+    """What values ask of the kernel that made them (implemented by the kernel classes)."""
+
+    def _emit(self, op: Operation, name: str | None = None) -> SSAValue | None: ...
+    def _use(self, value: _Value) -> SSAValue: ...
+    def _index(self, value: Any, what: str) -> Index: ...
+    def _index_op(self, op: type[Operation], lhs: Index, rhs: Index) -> Index: ...
+    def _true(self) -> Cond: ...
+    def cmp(self, predicate: str, lhs: int | Index, rhs: int | Index) -> Cond: ...
+    def _view(self, buf: Buffer, offsets: tuple, sizes: tuple, name: str | None) -> Buffer: ...
+    def _slot(self, buf: Buffer, k: int | Index, name: str | None) -> Buffer: ...
 
 
 class _Value:
     """An SSA value owned by one kernel."""
 
-    def __init__(self, kernel: Kernel, value: SSAValue):
+    def __init__(self, kernel: ValueOwner, value: SSAValue):
         self.kernel = kernel
         self.value = value
 
