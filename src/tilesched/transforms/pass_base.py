@@ -84,6 +84,30 @@ class OptionSpec:
             raise ValueError(f"{name} must be <= {self.high}, got {value}")
 
 
+    def domain(self) -> str:
+        """The valid values as text: ``a|b``, ``1..64``, ``>= 0`` (empty: any value)."""
+        if self.choices is not None:
+            return "|".join(_text(c) for c in self.choices)
+        if self.low is not None and self.high is not None:
+            return f"{self.low}..{self.high}"
+        if self.low is not None:
+            return f">= {self.low}"
+        return f"<= {self.high}" if self.high is not None else ""
+
+
+def _text(value: Any) -> str:
+    """An option value as pipeline strings spell it (``true``, ``none``)."""
+    return str(value).lower() if isinstance(value, bool) or value is None else str(value)
+
+
+def describe_option(pass_class: type[ModulePass], name: str) -> str:
+    """``name=default (domain)`` as pipeline strings spell it."""
+    spec = option_specs(pass_class)[name]
+    domain = spec.domain()
+    return f"{name.replace('_', '-')}={_text(getattr(pass_class, name))}" + (
+        f" ({domain})" if domain else "")
+
+
 def option(default: Any, help: str, *, low: int | None = None, high: int | None = None,
            choices: tuple | None = None, tune: tuple | None = None) -> Any:
     """A pass option: a dataclass field with its default and declared domain."""

@@ -16,7 +16,7 @@ from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from tilesched.diagnostics import TileschedError
-from tilesched.transforms.pass_base import TileContext, TilePass, option_specs
+from tilesched.transforms.pass_base import TileContext, TilePass, describe_option, option_specs
 
 # Pass name -> module defining it (one module or package per pass, DESIGN.md §1), in the order of
 # the pass pipeline (DESIGN.md §1).
@@ -63,22 +63,7 @@ def run_pipeline(module: ModuleOp, pipeline: list[TilePass], ctx: TileContext) -
 
 def describe_options(cls: type[TilePass]) -> str:
     """One line: each option with its default and domain, or 'none'."""
-    parts = []
-    for name, spec in option_specs(cls).items():
-        domain = ("|".join(str(c).lower() for c in spec.choices) if spec.choices else
-                  _range_text(spec.low, spec.high))
-        default = getattr(cls, name)
-        default = str(default).lower() if isinstance(default, bool | None) else default
-        parts.append(f"{name.replace('_', '-')}={default}" + (f" ({domain})" if domain else ""))
-    return ", ".join(parts) or "none"
-
-
-def _range_text(low: int | None, high: int | None) -> str:
-    if low is not None and high is not None:
-        return f"{low}..{high}"
-    if low is not None:
-        return f">= {low}"
-    return f"<= {high}" if high is not None else ""
+    return ", ".join(describe_option(cls, name) for name in option_specs(cls)) or "none"
 
 
 def _first_line(err: Exception) -> str:

@@ -54,7 +54,7 @@ from tilesched.transforms.pass_base import TileContext, TilePass, option
 
 @dataclass(frozen=True)
 class ReorderEventsPass(TilePass):
-    """Reorder block children for event fit and speed (see the module docstring)."""
+    """Reorder each block so the units overlap and live event flags fit the target's ids."""
 
     name = "reorder-events"
 

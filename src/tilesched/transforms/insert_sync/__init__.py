@@ -27,7 +27,7 @@ from tilesched.transforms.pass_base import TileContext, TilePass, option
 
 @dataclass(frozen=True)
 class InsertSyncPass(TilePass):
-    """Insert the synchronization the target needs (see the module docstring)."""
+    """Insert the synchronization the target needs: event flags, cp.async groups or barriers."""
 
     name = "insert-sync"
     naive: bool = option(False, "baseline for benchmarks: a flag per dependence, serialized loops")

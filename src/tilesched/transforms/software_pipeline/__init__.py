@@ -34,7 +34,7 @@ from tilesched.transforms.software_pipeline.pipeliner import pipeline_loop
 
 @dataclass(frozen=True)
 class SoftwarePipelinePass(TilePass):
-    """Software-pipeline every annotated loop (see the module docstring)."""
+    """Prologue, kernel and epilogue from tile.stage/tile.order: multi-buffers and exact waits."""
 
     name = "software-pipeline"
 

@@ -1,0 +1,31 @@
+"""``tilesched passes``: every registered pass with its options, read from the pass classes."""
+
+from __future__ import annotations
+
+import json
+
+from tilesched.cli import main
+from tilesched.transforms.registry import available_passes
+
+
+def test_lists_every_pass_with_its_options(capsys):
+    assert main(["passes"]) == 0
+    out = capsys.readouterr().out
+    for name in available_passes():
+        assert f"\n{name}: " in "\n" + out
+    assert "  num-stages=none (1..64)  cap on the number of stages" in out
+    assert "  strategy=all (all|min-max-sum|min-sum-max|min-max)" in out
+
+
+def test_json_gives_defaults_domains_and_tuning_values(capsys):
+    assert main(["passes", "modulo-schedule", "--json"]) == 0
+    (info,) = json.loads(capsys.readouterr().out)
+    assert info["name"] == "modulo-schedule"
+    assert info["options"]["num-stages"] == {
+        "default": None, "help": "cap on the number of stages (default: none)", "low": 1,
+        "high": 64, "choices": None, "tune": [None, 2, 3, 4]}
+
+
+def test_unknown_pass_is_bad_input(capsys):
+    assert main(["passes", "nope"]) == 2
+    assert "unknown pass 'nope'; valid passes: verify" in capsys.readouterr().err
