@@ -14,7 +14,7 @@ import sys
 from tilesched.diagnostics import TileschedError
 
 # Subcommand modules, in the order `tilesched --help` lists them.
-COMMANDS = ["demo", "opt", "sim", "equiv", "modulo", "targets", "passes"]
+COMMANDS = ["demo", "opt", "sim", "equiv", "modulo", "targets", "passes", "tune"]
 
 
 class _ArgumentParser(argparse.ArgumentParser):

@@ -10,7 +10,8 @@
   issuer groups, private-space buffers exist once per group and a group writes only its share of
   shared memory (:func:`~tilesched.sim.trace.group_share`).
 - :func:`equivalent` runs A as reference and B concurrently on the same seeded inputs and
-  compares the function-argument buffers (tolerances in :data:`TOLERANCE`).
+  compares the function-argument buffers (tolerances in :data:`TOLERANCE`);
+  :func:`equivalent_to` takes A's memory already run, for many candidates of one program.
 
 Inputs: argument ``k`` gets :func:`~tilesched.sim.semantics.random_values` from a generator
 seeded with ``(seed, k)``; a local buffer gets values seeded by ``(seed, crc32(name))``, so reading
@@ -210,9 +211,15 @@ def _differences(buf: Buffer, a: np.ndarray, b: np.ndarray) -> Mismatch | None:
 
 def equivalent(reference: Trace, candidate: Trace, seed: int = 0) -> Equivalence:
     """Run ``reference`` in program order and ``candidate`` with its concurrency; compare."""
-    ref_memory = run_reference(reference, seed)
-    result, cand_memory = run_concurrent(candidate, seed)
-    mismatches, problems = compare(ref_memory, cand_memory)
+    return equivalent_to(run_reference(reference, seed), candidate, seed)
+
+
+def equivalent_to(reference: Memory, candidate: Trace, seed: int = 0,
+                  check_races: bool = True) -> Equivalence:
+    """:func:`equivalent` against a reference already run (:func:`run_reference` with the same
+    seed), e.g. for many candidates of one program."""
+    result, cand_memory = run_concurrent(candidate, seed, check_races)
+    mismatches, problems = compare(reference, cand_memory)
     if result.deadlock is not None:
         problems.append("the candidate deadlocks, so it does not finish its work")
     return Equivalence(not mismatches and not problems, mismatches, result, problems)

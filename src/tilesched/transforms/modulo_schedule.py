@@ -53,6 +53,8 @@ class ModuloSchedulePass(TilePass):
     """Write tile.stage / tile.order on innermost tile loops from a modulo schedule."""
 
     name = "modulo-schedule"
+    needs = frozenset({"scf.for"})
+    provides = frozenset({STAGE, ORDER})
     num_stages: int | None = option(None, "cap on the number of stages (default: none)",
                                     low=1, high=64, tune=(None, 2, 3, 4))
     max_ii: int | None = option(None, "largest II to try (default: MII + total footprint)",

@@ -10,6 +10,10 @@
   pipeline syntax, ``name{key=value ...}``). Each field is declared with :func:`option`, which
   records its valid range or choices and a help line once: construction checks them (so the
   pipeline parser, the CLI help and ``tune``'s search space all read the same declaration).
+- Where a pass belongs in a pipeline is declared on its class too (read by the registry's default
+  pipeline and by ``tune``'s search space): its :data:`PassRole`, the target sync ``families`` it
+  acts on (:meth:`TilePass.applies_to`), and the IR names it ``needs`` (one of them must be in the
+  input or ``provides``-d by an earlier pass, else it has nothing to do).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -30,6 +34,11 @@ from tilesched.target.model import Target
 
 DEFAULT_TARGET = "ascend-a2"
 TARGET_ATTR = "tile.target"
+
+# How a pass takes part in pipelines: "required" runs in every pipeline (without it the program is
+# not correct); "default" runs in the default pipeline and may be switched off; "optional" is off
+# by default and may be switched on; "tool" (verify, emit-cpp) is never part of a searched pipeline.
+PassRole = Literal["required", "default", "optional", "tool"]
 
 
 @dataclass(init=False)
@@ -127,6 +136,21 @@ class TilePass(ModulePass):
     :meth:`run`."""
 
     name: ClassVar[str] = "tile-pass"
+    role: ClassVar[PassRole] = "default"
+    families: ClassVar[frozenset[str] | None] = None  # target sync families acted on; None: all
+    needs: ClassVar[frozenset[str]] = frozenset()  # IR names (ops or attributes), one must exist
+    provides: ClassVar[frozenset[str]] = frozenset()  # IR names this pass writes for later ones
+
+    @classmethod
+    def applies_to(cls, target: Target) -> bool:
+        """Does the pass act on programs for ``target`` (its sync family)?"""
+        return cls.families is None or target.sync in cls.families
+
+    @classmethod
+    def acts_on(cls, facts: frozenset[str]) -> bool:
+        """Does a program holding the IR names ``facts`` (see :func:`program_facts`) give the
+        pass something to do?"""
+        return not cls.needs or bool(cls.needs & facts)
 
     def __post_init__(self) -> None:
         for name, spec in option_specs(type(self)).items():
@@ -144,6 +168,17 @@ class TilePass(ModulePass):
         self.run(op, tile_ctx)
         for diagnostic in tile_ctx.diagnostics:
             print(diagnostic, file=sys.stderr)
+
+
+def program_facts(module: Operation) -> frozenset[str]:
+    """The IR names a module holds: every op name and every attribute or property name, the
+    vocabulary of :attr:`TilePass.needs` / :attr:`TilePass.provides`."""
+    names: set[str] = set()
+    for op in module.walk():
+        names.add(op.name)
+        names.update(op.attributes)
+        names.update(op.properties)
+    return frozenset(names)
 
 
 def _module_target(module: ModuleOp) -> Target:

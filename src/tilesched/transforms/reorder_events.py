@@ -57,6 +57,7 @@ class ReorderEventsPass(TilePass):
     """Reorder each block so the units overlap and live event flags fit the target's ids."""
 
     name = "reorder-events"
+    families = frozenset({"flags"})
 
     strategy: str = option("all", "list-scheduling priority, or every one and the best",
                            choices=("all", *STRATEGIES), tune=("all", *STRATEGIES))

@@ -15,6 +15,7 @@ class VerifyPass(TilePass):
     """Check operand types and shapes, properties, memory spaces, unit routing and sync family."""
 
     name = "verify"
+    role = "tool"
 
     def run(self, module: ModuleOp, env: TileContext) -> None:
         verify_module(module, env.target)

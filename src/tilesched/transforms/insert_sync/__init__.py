@@ -30,6 +30,7 @@ class InsertSyncPass(TilePass):
     """Insert the synchronization the target needs: event flags, cp.async groups or barriers."""
 
     name = "insert-sync"
+    role = "required"
     naive: bool = option(False, "baseline for benchmarks: a flag per dependence, serialized loops")
 
     def run(self, module: ModuleOp, env: TileContext) -> None:

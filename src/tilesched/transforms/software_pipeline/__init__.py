@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 
+from tilesched.ir.tile import STAGE
 from tilesched.transforms.pass_base import TileContext, TilePass, option
 from tilesched.transforms.software_pipeline.annotations import annotated_loops, split_body
 from tilesched.transforms.software_pipeline.pipeliner import pipeline_loop
@@ -37,6 +38,7 @@ class SoftwarePipelinePass(TilePass):
     """Prologue, kernel and epilogue from tile.stage/tile.order: multi-buffers and exact waits."""
 
     name = "software-pipeline"
+    needs = frozenset({STAGE})  # from modulo-schedule or written by hand
 
     unroll: int = option(0, "kernel unroll; 0: automatic (the slot count on flag targets)",
                          low=0, high=64, tune=(0, 1, 2))

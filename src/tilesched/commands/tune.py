@@ -1,0 +1,228 @@
+"""``tilesched tune FILE... [--target T]... [--budget N] [--jobs N | --ray [ADDRESS]]
+[--results OUT] [--plot OUT.png]``: search pass pipelines and options per kernel (DESIGN.md §2).
+
+Exit status: 0 when every kernel has a correct best pipeline; 1 when some kernel has no
+candidate that is race-, deadlock- and violation-free and equivalent to it; 2 on bad input
+(unknown file or target, a kernel that does not verify, a results file of another search
+space); 130 when interrupted (every finished trial is kept in the results file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import pathlib
+import sys
+
+from tilesched.diagnostics import TileschedError
+from tilesched.target import builtin_target_names, load_target
+from tilesched.target.loader import BUILTIN_DIR
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``tune`` subcommand."""
+    parser = sub.add_parser(
+        "tune", help="search pass pipelines and options for the fewest simulated cycles",
+        description="Search the pipelines the passes declare (each pass on or off, its tunable "
+                    "options) for each kernel and target. Every candidate is simulated, checked "
+                    "for races, deadlocks and violations and for equivalence with the kernel; "
+                    "the fastest correct one is printed. See docs/tune.md.")
+    parser.add_argument("files", nargs="+", metavar="FILE", help=".mlir kernels")
+    parser.add_argument("--target", action="append", metavar="T",
+                        help="target(s): repeat or separate with commas (default: ascend-a2; "
+                             + ", ".join(builtin_target_names()) + ", or a .toml path)")
+    parser.add_argument("--budget", type=int, default=64, metavar="N",
+                        help="distinct candidates to evaluate per kernel and target, the default "
+                             "pipeline included (default 64)")
+    parser.add_argument("--sampler", default="tpe", choices=("tpe", "grid", "random"),
+                        help="Optuna sampler: tpe (default), grid (every candidate once; small "
+                             "spaces), random")
+    parser.add_argument("--seed", type=int, default=0, help="sampler seed (default 0)")
+    parser.add_argument("--batch", type=int, default=8, metavar="B",
+                        help="trials proposed at a time per kernel; part of what makes a search "
+                             "reproducible (default 8)")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+                        help="local worker processes (default: the number of cores; 1 evaluates "
+                             "in this process)")
+    parser.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                        help="evaluate on Ray: a local runtime of --jobs CPUs, or the cluster at "
+                             "ADDRESS (e.g. 10.0.0.5:6379; needs 'pip install tilesched[ray]')")
+    parser.add_argument("--results", metavar="OUT",
+                        help="keep every trial in OUT (.parquet or .csv); a rerun resumes")
+    parser.add_argument("--plot", metavar="OUT.png", help="write best vs baseline and convergence")
+    parser.add_argument("--arg", action="append", metavar="NAME=VALUE", default=[],
+                        help="value of a scalar function argument (repeatable)")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per kernel and target: best, baseline, trials")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tilesched.report.tune_report import tune_json, tune_table
+    from tilesched.tune.results import ResultsStore
+    from tilesched.tune.runners import make_runner
+    from tilesched.tune.search import run_search, start_jobs
+    from tilesched.tune.summary import summarize
+
+    settings, jobs = _settings(args), _jobs(args)
+    store = ResultsStore(args.results)
+    tune_jobs = _make_jobs(args, store)
+    _check_outputs(args)
+    start_jobs(tune_jobs, settings)
+    runner = make_runner(jobs, args.ray)
+    progress = _Progress(tune_jobs, settings, quiet=args.json or not sys.stderr.isatty())
+    try:
+        run_search(tune_jobs, settings, runner, store, progress.update)
+    except KeyboardInterrupt:
+        progress.stop()
+        saved = f"saved in {args.results}; rerun the same command to resume" if args.results \
+            else "not saved (no --results file)"
+        print(f"interrupted: {store.added} new evaluation(s) {saved}", file=sys.stderr)
+        return 130
+    finally:
+        progress.stop()
+        runner.close()
+    summaries = [summarize(job) for job in tune_jobs]
+    if args.json:
+        for summary in summaries:
+            print(json.dumps(tune_json(summary)))
+    else:
+        heading = (f"tilesched tune: {len({j.kernel.name for j in tune_jobs})} kernel(s) x "
+                   f"{len({j.kernel.target_name for j in tune_jobs})} target(s), sampler "
+                   f"{settings.sampler}, seed {settings.seed}, budget {settings.budget}, batch "
+                   f"{settings.batch}, {runner.workers} worker(s)"
+                   + (" on Ray" if args.ray else ""))
+        print(tune_table(summaries, heading), end="")
+    if args.plot:
+        _write_plot(summaries, args.plot)
+    return 0 if all(s.best is not None for s in summaries) else 1
+
+
+def _settings(args: argparse.Namespace):
+    from tilesched.tune.search import Settings
+
+    for name in ("budget", "batch"):
+        if getattr(args, name) < 1:
+            raise TileschedError(f"--{name} must be >= 1, got {getattr(args, name)}")
+    if args.seed < 0:
+        raise TileschedError(f"--seed must be >= 0, got {args.seed}")
+    return Settings(budget=args.budget, sampler=args.sampler, seed=args.seed, batch=args.batch)
+
+
+def _jobs(args: argparse.Namespace) -> int:
+    if args.ray not in (None, "local"):
+        if args.jobs is not None:
+            raise TileschedError("--jobs sets the local pool or a local Ray; a cluster "
+                                 f"(--ray {args.ray}) uses all its CPUs")
+        if pathlib.Path(args.ray).suffix == ".mlir":
+            raise TileschedError(f"--ray took '{args.ray}' as its cluster ADDRESS; put the files "
+                                 "before --ray, or write --ray=ADDRESS")
+    if args.ray is not None and importlib.util.find_spec("ray") is None:
+        from tilesched.tune.runners import RAY_MISSING
+
+        raise TileschedError(RAY_MISSING)
+    if args.jobs is not None and args.jobs < 1:
+        raise TileschedError(f"--jobs must be >= 1, got {args.jobs}")
+    return args.jobs or len(os.sched_getaffinity(0))
+
+
+def _make_jobs(args: argparse.Namespace, store) -> list:
+    """One job per kernel and target: each kernel parsed, verified and lowered (bad input is a
+    located error, exit 2 before any search), its space and fingerprint."""
+    from tilesched import __version__
+    from tilesched.ir import parse_text
+    from tilesched.sim.lower import parse_arg_values
+    from tilesched.transforms.pass_base import program_facts
+    from tilesched.tune.evaluate import KernelSpec, prepare
+    from tilesched.tune.search import Job
+    from tilesched.tune.space import SearchSpace
+
+    arg_values = tuple(sorted(parse_arg_values(args.arg).items()))
+    targets = _targets(args.target or ["ascend-a2"])
+    jobs, seen = [], set()
+    for path in args.files:
+        text = _read_kernel(path)
+        facts = program_facts(parse_text(text, path))
+        for name, target_text in targets:
+            if (path, name) in seen:
+                continue
+            seen.add((path, name))
+            kernel = KernelSpec(path, text, name, target_text, arg_values)
+            target = prepare(kernel)
+            space = SearchSpace(target, facts)
+            fingerprint = space.fingerprint(kernel.key, __version__)
+            store.check_space(path, name, fingerprint)
+            jobs.append(Job(kernel, space, fingerprint))
+    return jobs
+
+
+def _targets(specs: list[str]) -> list[tuple[str, str]]:
+    """(name as given, TOML text) per target; unknown targets exit 2."""
+    found = []
+    for spec in [s.strip() for item in specs for s in item.split(",") if s.strip()]:
+        load_target(spec)  # validates, with a located message
+        path = BUILTIN_DIR / f"{spec}.toml" if spec in builtin_target_names() else pathlib.Path(spec)
+        found.append((spec, path.read_text()))
+    if not found:
+        raise TileschedError("--target names no target")
+    return found
+
+
+def _read_kernel(path: str) -> str:
+    try:
+        return pathlib.Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+        raise TileschedError(f"cannot read kernel: {reason}", path) from None
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Outputs must not overwrite an input kernel; the plot must be a .png."""
+    inputs = {pathlib.Path(f).resolve() for f in args.files}
+    for option, out in (("--results", args.results), ("--plot", args.plot)):
+        if out and pathlib.Path(out).resolve() in inputs:
+            raise TileschedError(f"{option} {out} would overwrite an input kernel")
+    if args.plot and not args.plot.endswith(".png"):
+        raise TileschedError(f"--plot writes PNG: '{args.plot}' must end in .png")
+
+
+def _write_plot(summaries, path: str) -> None:
+    from tilesched.report.tune_report import write_tune_plot
+    from tilesched.tune.results import write_replacing
+
+    target = pathlib.Path(path)
+    try:
+        write_tune_plot(summaries, lambda fig: write_replacing(
+            target, lambda tmp: fig.savefig(tmp, format="png", dpi=110)))
+    except OSError as err:
+        raise TileschedError(f"cannot write plot: {err.strerror or err}", path) from None
+
+
+class _Progress:
+    """A live bar on stderr (rich) while evaluations come back; silent when ``quiet``."""
+
+    def __init__(self, jobs: list, settings, quiet: bool) -> None:
+        self._bar = None
+        if quiet:
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        total = sum(min(settings.budget, job.size or settings.budget) for job in jobs)
+        self._bar = Progress("[progress.description]{task.description}", BarColumn(),
+                             MofNCompleteColumn(), TimeElapsedColumn(),
+                             console=Console(stderr=True), transient=True)
+        self._task = self._bar.add_task("tune", total=total)
+        self._bar.start()
+
+    def update(self, job, trial, cached: bool) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, advance=1,
+                             description=f"tune {job.kernel.name.rsplit('/', 1)[-1]}")
+
+    def stop(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
