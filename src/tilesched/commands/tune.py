@@ -17,8 +17,7 @@ import pathlib
 import sys
 
 from tilesched.diagnostics import TileschedError
-from tilesched.target import builtin_target_names, load_target
-from tilesched.target.loader import BUILTIN_DIR
+from tilesched.target import builtin_target_names
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -67,9 +66,9 @@ def run(args: argparse.Namespace) -> int:
     from tilesched.tune.summary import summarize
 
     settings, jobs = _settings(args), _jobs(args)
+    _check_outputs(args)
     store = ResultsStore(args.results)
     tune_jobs = _make_jobs(args, store)
-    _check_outputs(args)
     start_jobs(tune_jobs, settings)
     runner = make_runner(jobs, args.ray)
     progress = _Progress(tune_jobs, settings, quiet=args.json or not sys.stderr.isatty())
@@ -129,53 +128,24 @@ def _jobs(args: argparse.Namespace) -> int:
 
 
 def _make_jobs(args: argparse.Namespace, store) -> list:
-    """One job per kernel and target: each kernel parsed, verified and lowered (bad input is a
-    located error, exit 2 before any search), its space and fingerprint."""
-    from tilesched import __version__
-    from tilesched.ir import parse_text
+    """One job per kernel and target, each kernel checked before any search (bad input is a
+    located error, exit 2), and none whose results on disk come from another space."""
     from tilesched.sim.lower import parse_arg_values
-    from tilesched.transforms.pass_base import program_facts
-    from tilesched.tune.evaluate import KernelSpec, prepare
-    from tilesched.tune.search import Job
-    from tilesched.tune.space import SearchSpace
+    from tilesched.tune.evaluate import KernelSpec
+    from tilesched.tune.search import make_job
 
-    arg_values = tuple(sorted(parse_arg_values(args.arg).items()))
-    targets = _targets(args.target or ["ascend-a2"])
-    jobs, seen = [], set()
-    for path in args.files:
-        text = _read_kernel(path)
-        facts = program_facts(parse_text(text, path))
-        for name, target_text in targets:
-            if (path, name) in seen:
-                continue
-            seen.add((path, name))
-            kernel = KernelSpec(path, text, name, target_text, arg_values)
-            target = prepare(kernel)
-            space = SearchSpace(target, facts)
-            fingerprint = space.fingerprint(kernel.key, __version__)
-            store.check_space(path, name, fingerprint)
-            jobs.append(Job(kernel, space, fingerprint))
-    return jobs
-
-
-def _targets(specs: list[str]) -> list[tuple[str, str]]:
-    """(name as given, TOML text) per target; unknown targets exit 2."""
-    found = []
-    for spec in [s.strip() for item in specs for s in item.split(",") if s.strip()]:
-        load_target(spec)  # validates, with a located message
-        path = BUILTIN_DIR / f"{spec}.toml" if spec in builtin_target_names() else pathlib.Path(spec)
-        found.append((spec, path.read_text()))
-    if not found:
+    values = parse_arg_values(args.arg)
+    targets = list(dict.fromkeys(s.strip() for item in args.target or ["ascend-a2"]
+                                 for s in item.split(",") if s.strip()))
+    if not targets:
         raise TileschedError("--target names no target")
-    return found
-
-
-def _read_kernel(path: str) -> str:
-    try:
-        return pathlib.Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as err:
-        reason = getattr(err, "strerror", None) or str(err)
-        raise TileschedError(f"cannot read kernel: {reason}", path) from None
+    jobs = []
+    for path in dict.fromkeys(args.files):
+        for target in targets:
+            job = make_job(KernelSpec.load(path, target, values))
+            store.check_space(path, target, job.fingerprint)
+            jobs.append(job)
+    return jobs
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

@@ -20,6 +20,7 @@ evaluate it; each worker process keeps the parsed target and the reference trace
 from __future__ import annotations
 
 import hashlib
+import pathlib
 import time
 import traceback
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from tilesched.sim.engine import simulate
 from tilesched.sim.functional import Memory, equivalent_to, run_reference
 from tilesched.sim.lower import lower_module
 from tilesched.sim.trace import TraceError
-from tilesched.target.loader import parse_target
+from tilesched.target.loader import BUILTIN_DIR, builtin_target_names, load_target, parse_target
 from tilesched.target.model import Target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
@@ -50,6 +51,20 @@ class KernelSpec:
     target_name: str
     target_text: str  # the target's TOML
     args: tuple[tuple[str, int | float], ...] = ()  # scalar function arguments (--arg)
+
+    @classmethod
+    def load(cls, path: str, target: str, args: dict[str, int | float] | None = None) -> KernelSpec:
+        """Read a kernel file and a target (a built-in name or a .toml path); unreadable files
+        and unknown targets are located errors."""
+        try:
+            text = pathlib.Path(path).read_text()
+        except (OSError, UnicodeDecodeError) as err:
+            reason = getattr(err, "strerror", None) or str(err)
+            raise TileschedError(f"cannot read kernel: {reason}", path) from None
+        load_target(target)  # validates, with a located message
+        toml = BUILTIN_DIR / f"{target}.toml" if target in builtin_target_names() else target
+        return cls(path, text, target, pathlib.Path(toml).read_text(),
+                   tuple(sorted((args or {}).items())))
 
     @property
     def key(self) -> str:

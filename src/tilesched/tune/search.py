@@ -28,7 +28,10 @@ from typing import Any
 
 import optuna
 
-from tilesched.tune.evaluate import Evaluation, KernelSpec
+from tilesched import __version__
+from tilesched.ir import parse_text
+from tilesched.transforms.pass_base import program_facts
+from tilesched.tune.evaluate import Evaluation, KernelSpec, prepare
 from tilesched.tune.results import ResultsStore
 from tilesched.tune.space import GRID_LIMIT, Candidate, SearchSpace
 
@@ -76,6 +79,14 @@ class Job:
 
     def waiting(self) -> bool:
         return any(self.trials[p].outcome is None for _, p in self.batch)
+
+
+def make_job(kernel: KernelSpec) -> Job:
+    """The job of a kernel: checked (bad input is a located error), its space and fingerprint
+    (the space, the kernel text, the target model, the arguments and tilesched's version)."""
+    target = prepare(kernel)
+    space = SearchSpace(target, program_facts(parse_text(kernel.text, kernel.name)))
+    return Job(kernel, space, space.fingerprint(kernel.key, __version__))
 
 
 Listener = Callable[[Job, Trial, bool], None]  # (job, trial, came from the results file)
