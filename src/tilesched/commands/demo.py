@@ -21,8 +21,14 @@ from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
 from tilesched.sim.lower import lower_module
 from tilesched.target import load_target
-from tilesched.transforms.pass_base import TileContext
-from tilesched.transforms.registry import available_passes, parse_pass_pipeline, run_pipeline
+from tilesched.transforms.pass_base import TileContext, program_facts
+from tilesched.transforms.registry import (
+    available_passes,
+    default_passes,
+    format_pipeline,
+    parse_pass_pipeline,
+    run_pipeline,
+)
 
 # (label, pipeline); a row is shown only when every pass of its pipeline exists in this build.
 FLOWS = [
@@ -78,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
     passes = available_passes()
     flows = [(label, pipeline) for label, pipeline in FLOWS if _flow_available(pipeline, passes)
              and not ("naive" in pipeline and target.sync != "flags")]  # naive: flag targets only
+    default = format_pipeline(default_passes(target, program_facts(original)))
+    if default not in [pipeline for _, pipeline in flows]:  # the baseline `tilesched tune` beats
+        flows.append(("default pipeline", default))
     rows = [_run_flow(label, pipeline, source, target, reference) for label, pipeline in flows]
     if args.json:
         print(json.dumps({"kernel": example.name, "target": target.name,
