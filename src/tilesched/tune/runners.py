@@ -8,7 +8,8 @@ why the three runners give the same results.
 
 - :class:`SerialRunner` (``--jobs 1``): evaluates in this process, one at a time.
 - :class:`PoolRunner` (``--jobs N``): a ``concurrent.futures`` process pool started through a
-  fork server that has imported tilesched once; workers ignore Ctrl-C, which the search handles.
+  fork server that has imported tilesched once, one numerics thread per worker; workers ignore
+  Ctrl-C, which the search handles.
 - :class:`RayRunner` (``--ray [ADDRESS]``): tasks on a Ray cluster, one CPU each. Without an
   address it starts a local Ray with ``--jobs`` CPUs (no dashboard, no usage statistics);
   with one it joins that cluster, whose nodes must have tilesched installed. Ray is optional
@@ -56,6 +57,11 @@ class PoolRunner:
 
     def __init__(self, jobs: int) -> None:
         self.workers = jobs
+        # One evaluation per worker: the parallelism is the workers'. A numpy BLAS with a thread
+        # per core in every worker would oversubscribe the cores (2 workers on 2 cores ran no
+        # faster than 1). Set before the fork server imports numpy; a user's setting wins.
+        for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(variable, "1")
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["tilesched.tune.evaluate"])
         self._pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)

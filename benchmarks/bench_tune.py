@@ -1,0 +1,189 @@
+"""`tilesched tune`: best found vs the default pipeline, throughput with 1 and 2 workers, and the
+tuner's overhead per trial against the same work done by hand.
+
+Section `tune` of BENCHMARKS.md: `python benchmarks/run_all.py tune`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from tilesched.examples import EXAMPLES, example_path
+from tilesched.ir import parse_text, print_module, verify_module
+from tilesched.sim.engine import simulate
+from tilesched.sim.lower import lower_module
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
+from tilesched.tune.evaluate import KernelSpec, evaluate, prepare
+from tilesched.tune.results import ResultsStore
+from tilesched.tune.runners import PoolRunner, SerialRunner
+from tilesched.tune.search import Settings, make_job, run_search
+from tilesched.tune.summary import summarize
+
+BUDGET = 64  # per kernel, TPE; spaces of at most GRID_MAX candidates are searched exhaustively
+GRID_MAX = 128
+THROUGHPUT_BUDGET = 16
+
+
+def _kernels() -> list[KernelSpec]:
+    return [KernelSpec.load(str(example_path(e.name)), e.target) for e in EXAMPLES]
+
+
+def _search(kernels, settings_for, runner) -> tuple[list, float]:
+    jobs = [make_job(k) for k in kernels]
+    start = time.perf_counter()
+    for job in jobs:
+        run_search([job], settings_for(job), runner, ResultsStore(None))
+    return [summarize(job) for job in jobs], time.perf_counter() - start
+
+
+def _as_written(kernel: KernelSpec) -> int:
+    """Cycles of the kernel without any sync (racy): what the ordering alone would allow."""
+    target = prepare(kernel)
+    return simulate(lower_module(parse_text(kernel.text, kernel.name), target),
+                    check_races=False).cycles
+
+
+def quality_rows(runner) -> list[str]:
+    def settings_for(job):
+        small = len(job.space.candidates()) <= GRID_MAX
+        return Settings(budget=BUDGET if not small else 10_000, sampler="grid" if small else "tpe")
+
+    summaries, _ = _search(_kernels(), settings_for, runner)
+    rows = ["| kernel | target | space | search | trials | failed | default cycles | best cycles "
+            "| bound | default / bound | best / bound | speedup | no sync (racy) / bound | "
+            "best pipeline |",
+            "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for kernel, s in zip(_kernels(), summaries, strict=True):
+        job = make_job(kernel)
+        size = len(job.space.candidates())
+        search = "grid (all)" if size <= GRID_MAX else f"tpe {BUDGET}"
+        base, best = s.baseline.outcome, s.best.outcome
+        racy = _as_written(kernel)
+        rows.append(
+            f"| {kernel.name.rsplit('/', 1)[-1]} | {kernel.target_name} | {size} | {search} | "
+            f"{len(s.trials)} | {sum(s.failures.values())} | {base.cycles} | {best.cycles} | "
+            f"{best.bound} | {base.cycles / base.bound:.2f} | {best.cycles / best.bound:.2f} | "
+            f"{s.speedup:.2f}x | {racy / best.bound:.2f} | `{best.pipeline}` |")
+    return rows
+
+
+def throughput_rows() -> tuple[list[str], float, list]:
+    """The same search (every example, TPE, 16 candidates each) with 1 and 2 workers."""
+    settings = Settings(budget=THROUGHPUT_BUDGET, seed=0)
+    warm_up = Settings(budget=4, seed=1)  # each process imports tilesched and reads each kernel
+    serial_runner = SerialRunner()
+    _search_all(serial_runner, warm_up)
+    serial, serial_seconds = _search_all(serial_runner, settings)
+    pool = PoolRunner(2)
+    try:
+        _search_all(pool, warm_up)
+        pooled, pool_seconds = _search_all(pool, settings)
+    finally:
+        pool.close()
+    same = [[t.outcome.pipeline for t in a.trials] == [t.outcome.pipeline for t in b.trials]
+            for a, b in zip(serial, pooled, strict=True)]
+    trials = sum(len(s.trials) for s in serial)
+    rows = ["| workers | candidates evaluated | seconds | candidates / s | speedup |",
+            "|---:|---:|---:|---:|---:|",
+            f"| 1 (in process) | {trials} | {serial_seconds:.1f} | {trials / serial_seconds:.2f} | 1.00 |",
+            f"| 2 (process pool) | {trials} | {pool_seconds:.1f} | "
+            f"{trials / pool_seconds:.2f} | {serial_seconds / pool_seconds:.2f} |"]
+    assert all(same), "1 and 2 workers proposed different trials"
+    return rows, serial_seconds / trials, serial
+
+
+def _search_all(runner, settings) -> tuple[list, float]:
+    jobs = [make_job(k) for k in _kernels()]
+    start = time.perf_counter()
+    run_search(jobs, settings, runner, ResultsStore(None))
+    return [summarize(job) for job in jobs], time.perf_counter() - start
+
+
+def _bare_opt_sim(kernel: KernelSpec, pipeline: str) -> None:
+    """What `tilesched opt -p PIPELINE` then `tilesched sim` do, in process."""
+    target = prepare(kernel)
+    module = parse_text(kernel.text, kernel.name)
+    verify_module(module, target)
+    run_pipeline(module, parse_pass_pipeline(pipeline), TileContext(target))
+    output = parse_text(print_module(module), "out.mlir")
+    verify_module(output, target)
+    simulate(lower_module(output, target))
+
+
+def overhead_rows(tuner_per_trial: float, summaries) -> list[str]:
+    """The candidates the 1-worker search evaluated, timed again by hand."""
+    work = [(KernelSpec.load(s.kernel, s.target), t.outcome.pipeline)
+            for s in summaries for t in s.trials]
+    for kernel, _ in work:
+        prepare(kernel)  # as the tuner's workers, keep the parsed kernel per process
+    start = time.perf_counter()
+    for kernel, pipeline in work:
+        _bare_opt_sim(kernel, pipeline)
+    bare = (time.perf_counter() - start) / len(work)
+    start = time.perf_counter()
+    for kernel, pipeline in work:
+        evaluate(kernel, pipeline)
+    full = (time.perf_counter() - start) / len(work)
+    return ["| per candidate | ms | tuner vs this |", "|---|---:|---:|",
+            f"| bare opt + sim (parse, passes, print/re-parse, verify, simulate) | {bare * 1e3:.1f} "
+            f"| {tuner_per_trial / bare - 1:+.0%} |",
+            f"| bare opt + sim + equiv (the evaluation, called directly) | {full * 1e3:.1f} | "
+            f"{tuner_per_trial / full - 1:+.0%} |",
+            f"| tuner, 1 worker (Optuna TPE ask/tell, search bookkeeping, evaluation) | "
+            f"{tuner_per_trial * 1e3:.1f} | |"]
+
+
+def run() -> str:
+    load = os.getloadavg()
+    pool = PoolRunner(2)
+    try:
+        quality = quality_rows(pool)
+    finally:
+        pool.close()
+    throughput, per_trial, serial = throughput_rows()
+    overhead = overhead_rows(per_trial, serial)
+    load_after = os.getloadavg()
+    return "\n".join([
+        "## tune",
+        "",
+        "`tilesched tune` on every bundled example and its own target. Spaces of at most "
+        f"{GRID_MAX} candidates are searched exhaustively (`--sampler grid`), larger ones with "
+        f"TPE and a budget of {BUDGET} (seed 0, batch 8). Every candidate counted as correct "
+        "is race-, deadlock- and violation-free and equivalent to the kernel; \"no sync (racy)\" "
+        "is the kernel as written, without any synchronization, simulated: the ordering alone.",
+        "",
+        *quality,
+        "",
+        "Target best <= 1.05 x bound: not met on any example, and the table says why: the "
+        "kernels as written, unsynchronized, reach (or nearly reach) the bound (the \"no sync\" column), so the "
+        "gap is what correct synchronization and pipeline fill/drain cost, which the bound "
+        "(the busiest unit's total time, or the RAW critical path) does not count. Where that "
+        "cost is forced, the bound is unreachable: in ascend_softmax the vector unit (4320 "
+        "busy cycles) cannot start before the first block's load (296) nor finish before the "
+        "last block's store (296) ends, so no correct program beats 296 + 4320 + 296 = 4912, "
+        "which the tuner found (an optimum). In ascend_gemm the last load (MTE2, the busiest "
+        "unit) is followed by its copy (336), matmul (340) and the FIX drain (720): >= 6132, "
+        "best found 6528 (1.06x that). In cuda_attention the issuer's inline work (17144) cannot "
+        "start before the first cp.async load (K^T) completes. amd_gemm is meant for warp-pipeline "
+        "(not built yet); ascend_attention keeps 1.65x: none of the searched options overlaps "
+        "its cube and vector phases further. Closer pipelines need pass work, not more search "
+        "(figures from `tilesched sim --json` unit busy times, at the time of writing).",
+        "",
+        f"Throughput: the same search (all six examples, TPE, {THROUGHPUT_BUDGET} candidates "
+        "each; kernels are searched side by side so both workers stay busy), after a warm-up "
+        "search in the same processes; both runs proposed the same trials.",
+        "",
+        *throughput,
+        "",
+        "Overhead: the candidates of the 1-worker run, evaluated again by hand in one process.",
+        "",
+        *overhead,
+        "",
+        f"Load average {load[0]:.2f} before, {load_after[0]:.2f} after (2 cores, shared).",
+    ]) + "\n"
+
+
+if __name__ == "__main__":
+    print(run())
