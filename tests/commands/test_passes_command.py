@@ -29,3 +29,13 @@ def test_json_gives_defaults_domains_and_tuning_values(capsys):
 def test_unknown_pass_is_bad_input(capsys):
     assert main(["passes", "nope"]) == 2
     assert "unknown pass 'nope'; valid passes: verify" in capsys.readouterr().err
+
+
+def test_passes_show_where_they_go_in_a_pipeline(capsys):
+    assert main(["passes", "software-pipeline", "reorder-events", "--json"]) == 0
+    pipeline, reorder = json.loads(capsys.readouterr().out)
+    assert (pipeline["role"], pipeline["needs"]) == ("default", ["tile.stage"])
+    assert reorder["families"] == ["flags"]
+    assert main(["passes", "modulo-schedule"]) == 0
+    assert "[default; targets: all; needs scf.for; provides tile.order, tile.stage]" in \
+        capsys.readouterr().out

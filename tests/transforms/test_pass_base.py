@@ -16,10 +16,18 @@ from tilesched.examples import example_path
 from tilesched.ir import parse_file, print_module
 from tilesched.target import load_target
 from tilesched.transforms import registry
-from tilesched.transforms.pass_base import TileContext, TilePass, option, option_specs
+from tilesched.transforms.pass_base import (
+    TileContext,
+    TilePass,
+    option,
+    option_specs,
+    program_facts,
+)
 from tilesched.transforms.registry import (
     available_passes,
+    default_passes,
     describe_options,
+    format_pipeline,
     parse_pass_pipeline,
     run_pipeline,
 )
@@ -98,3 +106,28 @@ def test_declared_domains_are_checked_for_a_new_pass():
     with pytest.raises(ValueError, match="mode must be one of a, b, got c"):
         Demo(mode="c")
     assert option_specs(Demo)["mode"].tune == ("a", "b")
+
+
+@pytest.mark.parametrize("text", [
+    "modulo-schedule{num_stages=3 exact=true},software-pipeline{unroll=2},"
+    "reorder-events{strategy=min-max objective=cycles},insert-sync",
+    "insert-sync{naive=true}",
+    "modulo-schedule,insert-sync",
+])
+def test_format_pipeline_writes_what_the_parser_reads(text):
+    passes = parse_pass_pipeline(text)
+    assert format_pipeline(passes) == text
+    assert parse_pass_pipeline(format_pipeline(passes)) == passes
+
+
+def test_passes_declare_where_they_apply():
+    passes = available_passes()
+    ascend, cuda = load_target("ascend-a2"), load_target("cuda-sm80")
+    assert passes["reorder-events"].applies_to(ascend) and not passes["reorder-events"].applies_to(cuda)
+    facts = program_facts(parse_file(CUDA_GEMM))
+    assert {"scf.for", "tile.load"} <= facts and "tile.stage" not in facts
+    assert passes["modulo-schedule"].acts_on(facts)
+    assert not passes["software-pipeline"].acts_on(facts)
+    assert passes["software-pipeline"].acts_on(facts | passes["modulo-schedule"].provides)
+    assert [p.name for p in default_passes(cuda, facts)] == [
+        "modulo-schedule", "software-pipeline", "insert-sync"]

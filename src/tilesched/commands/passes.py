@@ -27,7 +27,9 @@ def describe(cls: type) -> dict:
             "default": getattr(cls, name), "help": spec.help, "low": spec.low, "high": spec.high,
             "choices": list(spec.choices) if spec.choices else None,
             "tune": list(spec.tune) if spec.tune else None}
-    return {"name": cls.name, "summary": _summary(cls), "options": options}
+    return {"name": cls.name, "summary": _summary(cls), "role": cls.role,
+            "families": sorted(cls.families) if cls.families is not None else None,
+            "needs": sorted(cls.needs), "provides": sorted(cls.provides), "options": options}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for cls in chosen:
         print(f"{cls.name}: {_summary(cls)}")
+        print(f"  [{_placement(cls)}]")
         for name, spec in option_specs(cls).items():
             print(f"  {describe_option(cls, name)}  {spec.help}")
     return 0
@@ -48,3 +51,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _summary(cls: type) -> str:
     return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+
+
+def _placement(cls: type) -> str:
+    """Where the pass goes in pipelines (role, target families, what it needs and provides)."""
+    parts = [cls.role, "targets: " + ("|".join(sorted(cls.families)) if cls.families else "all")]
+    if cls.needs:
+        parts.append("needs " + "|".join(sorted(cls.needs)))
+    if cls.provides:
+        parts.append("provides " + ", ".join(sorted(cls.provides)))
+    return "; ".join(parts)
