@@ -57,11 +57,7 @@ class PoolRunner:
 
     def __init__(self, jobs: int) -> None:
         self.workers = jobs
-        # One evaluation per worker: the parallelism is the workers'. A numpy BLAS with a thread
-        # per core in every worker would oversubscribe the cores (2 workers on 2 cores ran no
-        # faster than 1). Set before the fork server imports numpy; a user's setting wins.
-        for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ.setdefault(variable, "1")
+        _one_numerics_thread()  # before the fork server imports numpy
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["tilesched.tune.evaluate"])
         self._pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
@@ -82,6 +78,14 @@ class PoolRunner:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _one_numerics_thread() -> None:
+    """One evaluation per worker: the parallelism is the workers'. A numpy BLAS with a thread
+    per core in every worker oversubscribes the cores (2 workers on 2 cores ran no faster than
+    1). Worker processes started from now on inherit this; a user's own setting wins."""
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
 
 
 def _ignore_sigint() -> None:
@@ -106,6 +110,7 @@ class RayRunner:
             if address:
                 ray.init(address=address, **options)
             else:
+                _one_numerics_thread()
                 ray.init(num_cpus=jobs, **options)
         except (ConnectionError, RuntimeError, ValueError) as err:
             where = f"the Ray cluster at {address}" if address else "a local Ray runtime"
