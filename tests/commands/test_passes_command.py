@@ -13,7 +13,7 @@ def test_lists_every_pass_with_its_options(capsys):
     out = capsys.readouterr().out
     for name in available_passes():
         assert f"\n{name}: " in "\n" + out
-    assert "  num-stages=none (1..64)  cap on the number of stages" in out
+    assert "  num-stages (1..64, unset)  cap on the number of stages" in out
     assert "  strategy=all (all|min-max-sum|min-sum-max|min-max)" in out
 
 
@@ -22,7 +22,7 @@ def test_json_gives_defaults_domains_and_tuning_values(capsys):
     (info,) = json.loads(capsys.readouterr().out)
     assert info["name"] == "modulo-schedule"
     assert info["options"]["num-stages"] == {
-        "default": None, "help": "cap on the number of stages (default: none)", "low": 1,
+        "default": None, "help": "cap on the number of stages (unset: no cap)", "low": 1,
         "high": 64, "choices": None, "tune": [None, 2, 3, 4]}
 
 

@@ -87,7 +87,7 @@ def test_option_ranges_are_enforced_on_construction_too():
 
 def test_options_describe_themselves_for_help_and_errors():
     text = describe_options(available_passes()["modulo-schedule"])
-    assert "num-stages=none (1..64)" in text and "exact=false" in text
+    assert "num-stages (1..64, unset)" in text and "exact=false" in text
 
 
 def test_a_listed_pass_whose_module_is_missing_fails_loudly(monkeypatch):

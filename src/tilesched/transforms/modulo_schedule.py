@@ -55,9 +55,9 @@ class ModuloSchedulePass(TilePass):
     name = "modulo-schedule"
     needs = frozenset({"scf.for"})
     provides = frozenset({STAGE, ORDER})
-    num_stages: int | None = option(None, "cap on the number of stages (default: none)",
+    num_stages: int | None = option(None, "cap on the number of stages (unset: no cap)",
                                     low=1, high=64, tune=(None, 2, 3, 4))
-    max_ii: int | None = option(None, "largest II to try (default: MII + total footprint)",
+    max_ii: int | None = option(None, "largest II to try (unset: MII + total footprint)",
                                 low=1, high=1_000_000)
     exact: bool = option(False, "prove or improve the II with CP-SAT", tune=(False, True))
     slots: int = option(2, "buffer versions software-pipeline may give a reused buffer",

@@ -110,11 +110,14 @@ def _text(value: Any) -> str:
 
 
 def describe_option(pass_class: type[ModulePass], name: str) -> str:
-    """``name=default (domain)`` as pipeline strings spell it."""
+    """``name=default (domain)`` as pipeline strings spell it; an option unset by default shows
+    its domain only (``num-stages (1..64, unset)``): ``none`` is not a value the parser reads."""
     spec = option_specs(pass_class)[name]
-    domain = spec.domain()
-    return f"{name.replace('_', '-')}={_text(getattr(pass_class, name))}" + (
-        f" ({domain})" if domain else "")
+    domain, default = spec.domain(), getattr(pass_class, name)
+    label = name.replace("_", "-")
+    if default is None:
+        return f"{label} ({domain + ', ' if domain else ''}unset)"
+    return f"{label}={_text(default)}" + (f" ({domain})" if domain else "")
 
 
 def option(default: Any, help: str, *, low: int | None = None, high: int | None = None,
