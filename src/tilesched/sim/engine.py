@@ -113,7 +113,7 @@ class Engine:
         self.tile_ops = 0
         self.pipe = {a.index: _PipeState() for a in p.agents if a.pipelined}
         self.records = [] if record else None
-        self.stalls = [] if record else None
+        self.syncs = [] if record else None  # every executed sync op, when recording
         self.accessing: list[int] = []
 
     # ------------------------------------------------------------------ driver
@@ -261,8 +261,8 @@ class Engine:
         if after is not None:
             self.sync_ops += 1
             self.block[i] = None
-            if self.stalls is not None and after > clock:
-                self.stalls.append((i, clock, after, self._issuer_op_index(ins)))
+            if self.syncs is not None:
+                self.syncs.append((i, clock, after, self._issuer_op_index(ins)))
         return after
 
     def _await_agents(self, i: int, agents, counts, clock: int, why: str) -> int | None:
@@ -379,9 +379,9 @@ class Engine:
         avail, ivc, vc_at, end_pm = self.avail[a], self.ivc[a], self.vc_at[a], self.end_pm[a]
         clock, vc, seq, busy, last_iv = (self.clock[a], self.vc[a], self.seq[a], self.busy[a],
                                          self.last_iv[a])
-        det, rec = self.detector, self.records
+        det, rec, syncs = self.detector, self.records, self.syncs
         flag_sets, flag_waits = self.flag_sets, self.flag_waits
-        syncs = tiles = 0
+        n_sync = tiles = 0
         while h < n:
             item = items[h]
             t = avail[h]
@@ -410,30 +410,34 @@ class Engine:
                     self.flag_waiter[flag] = a
                     break
                 set_time, set_vc, _ = sets[len(waits)]
+                if syncs is not None:
+                    syncs.append((a, t, max(t, set_time), item[2]))
                 if set_time > t:
-                    if rec is not None:
-                        self.stalls.append((a, t, set_time, item[2]))
                     t = set_time
                 vc = join(vc, set_vc)
                 seq += 1
                 waits.append((t, seq, item[2]))
                 clock = t
-                syncs += 1
+                n_sync += 1
             elif code == SET:
                 seq += 1
                 self._set_flag(item[1], t, with_epoch(vc, a, seq), item[2])
+                if syncs is not None:
+                    syncs.append((a, t, t, item[2]))
                 clock = t
-                syncs += 1
+                n_sync += 1
             else:
                 seq += 1
+                if syncs is not None:
+                    syncs.append((a, t, t, item[2]))
                 clock = t
-                syncs += 1
+                n_sync += 1
             vc_at.append(vc)
             end_pm.append(clock)
             h += 1
         self.head[a], self.clock[a], self.vc[a], self.seq[a] = h, clock, vc, seq
         self.busy[a], self.last_iv[a] = busy, last_iv
-        self.sync_ops += syncs
+        self.sync_ops += n_sync
         self.tile_ops += tiles
         if self.watch[a]:
             self._wake_watchers(a)
@@ -481,7 +485,7 @@ class Engine:
 
     def _pipelined_sync(self, a: int, st: _PipeState, item: tuple, t: int) -> None:
         """set_flag / pipe_barrier drain the pipe first; wait_flag only delays later starts."""
-        code = item[0]
+        code, begin = item[0], t
         self.sync_ops += 1
         if code == WAIT:
             flag = item[1]
@@ -497,6 +501,8 @@ class Engine:
                 self._set_flag(item[1], t, with_epoch(self.vc[a], a, self.seq[a]), item[2])
         self.clock[a] = t
         st.drain = max(st.drain, t)
+        if self.syncs is not None:
+            self.syncs.append((a, begin, t, item[2]))
 
     def _hazard_text(self, a: int, earlier: int, later: int) -> str:
         """Detail of a ``pipe-hazard`` violation."""

@@ -19,7 +19,8 @@ class Timeline:
     """What happened when, kept only when recording (Chrome trace, functional replay).
 
     ``ops``: ``(agent, start, end, op_index)`` per executed tile op, in a linear extension of
-    happens-before; ``stalls``: ``(agent, start, end, op_index)`` for sync ops that blocked;
+    happens-before; ``syncs``: ``(agent, start, end, op_index)`` per executed sync op, in the order
+    each agent executed them (``end > start`` when it blocked: see :attr:`stalls`);
     ``flags``: per flag, its sets ``(time, vc, op)`` and waits ``(time, epoch, op)``;
     ``barriers``: per barrier number, ``({issuer: arrival time}, release time or None)``.
     ``agents`` names the agents, ``op_table`` maps op indices to trace ops, ``flag_table``
@@ -27,12 +28,17 @@ class Timeline:
     """
 
     ops: list[tuple]
-    stalls: list[tuple]
+    syncs: list[tuple]
     flags: list[tuple[list, list]]
     barriers: dict[int, tuple[dict, float | None]]
     agents: list[str]
     op_table: list
     flag_table: list
+
+    @property
+    def stalls(self) -> list[tuple]:
+        """The sync ops that blocked their agent: ``(agent, start, end, op_index)``."""
+        return [s for s in self.syncs if s[2] > s[1]]
 
 
 def diagnose_deadlock(e) -> list[Blocked] | None:
@@ -100,7 +106,7 @@ def build_result(e) -> SimResult:
     races = e.detector.races() if e.detector is not None else []
     timeline = None
     if e.records is not None:
-        timeline = Timeline(e.records, e.stalls,
+        timeline = Timeline(e.records, e.syncs,
                             list(zip(e.flag_sets, e.flag_waits, strict=True)),
                             {k: ({j: a[0] for j, a in arr.items()},
                                  e.released.get(k, (None,))[0])
