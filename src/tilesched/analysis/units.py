@@ -5,7 +5,8 @@ from __future__ import annotations
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
-from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
+from tilesched.analysis.fusion_cost import fused_op_cycles
+from tilesched.ir.tile import FUSION_GROUP, SlotOp, StageBorderOp, TileOp, ViewOp
 from tilesched.ir.types import element_bytes, memory_space, memref_shape
 from tilesched.target.model import OperandShape, Route, Target
 
@@ -24,12 +25,17 @@ def op_route(op: Operation, target: Target) -> Route | None:
 
 def op_cycles(op: Operation, target: Target, rule: Route | None = None) -> int:
     """Duration of a tile op: its ``latency`` property, else the target's latency model on
-    ``rule`` (default: the op's own route); 0 for ops that run on no unit."""
+    ``rule`` (default: the op's own route), or its fused-execution model inside a fused span
+    (:mod:`tilesched.analysis.fusion_cost`); 0 for ops that run on no unit."""
     if isinstance(op, TileOp) and op.latency is not None:
         return op.latency.value.data
     rule = rule or op_route(op, target)
     if rule is None or rule.unit not in target.units:
         return 0
+    if FUSION_GROUP in op.attributes:
+        fused = fused_op_cycles(op, target, rule)
+        if fused is not None:
+            return fused
     shapes = [OperandShape(memref_shape(v.type), element_bytes(v.type))
               for v in op.operands if isinstance(v.type, MemRefType)]
     return target.cycles(op.name, rule, shapes)

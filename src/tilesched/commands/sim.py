@@ -12,7 +12,7 @@ import json
 from tilesched.commands.common import add_common_arguments, load_verified, target_from_args
 from tilesched.diagnostics import TileschedError
 from tilesched.report.chrome_trace import write_chrome_trace
-from tilesched.report.sim_json import sim_json
+from tilesched.report.sim_json import fused_spans, sim_json
 from tilesched.report.sim_table import sim_table
 from tilesched.sim.engine import simulate
 from tilesched.sim.lower import lower_module, parse_arg_values
@@ -59,8 +59,11 @@ def run(args: argparse.Namespace) -> int:
             write_chrome_trace(result, args.trace)
         except OSError as err:
             raise TileschedError(f"cannot write trace '{args.trace}': {err}") from None
+    spans = fused_spans(trace)
     if args.json:
-        print(json.dumps(sim_json(result), indent=2))
+        print(json.dumps({**sim_json(result), "fused_spans": spans}, indent=2))
     else:
         print(sim_table(result, f"tilesched sim {args.file}"), end="")
+        if spans:
+            print(f"fused spans executed: {spans}")
     return 0 if result.ok else 1

@@ -26,6 +26,19 @@ def sim_json(result: SimResult) -> dict:
     }
 
 
+def fused_spans(trace) -> int:
+    """Fused spans executed: span heads (``fusion_order`` 0) followed by another op of their
+    group, in the first issuer's op list (docs/fuse-tiles.md)."""
+    ops = next(iter(trace.programs.values()), [])
+    count = 0
+    for op, following in zip(ops, ops[1:], strict=False):
+        group = op.props.get("fusion_group")
+        if group is not None and op.props.get("fusion_order") == 0 \
+                and following.props.get("fusion_group") == group:
+            count += 1
+    return count
+
+
 def equiv_json(verdict) -> dict:
     """``equiv --json``: the verdict, the differing buffers, and the candidate's simulation."""
     return {

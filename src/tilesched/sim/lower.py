@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from xdsl.dialects import affine, arith, func, memref, scf
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     FloatAttr,
     IntegerAttr,
     MemRefType,
@@ -38,7 +39,15 @@ from xdsl.ir import Block, Operation, SSAValue
 from tilesched.analysis.units import op_cycles
 from tilesched.diagnostics import TileschedError
 from tilesched.ir.text import location_of
-from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
+from tilesched.ir.tile import (
+    FUSION_GROUP,
+    FUSION_ORDER,
+    LAST_USE,
+    SlotOp,
+    StageBorderOp,
+    TileOp,
+    ViewOp,
+)
 from tilesched.ir.types import memory_space, memref_shape
 from tilesched.sim.trace import Access, Buffer, MachineModel, Trace, TraceOp, UnitSpec
 from tilesched.target.model import Route, Target
@@ -316,11 +325,17 @@ def _plain(attr):
 
 
 def _tile_props(op: TileOp) -> dict:
-    """A tile op's properties (and ``value`` / ``accumulate`` written as attributes)."""
+    """A tile op's properties (and ``value`` / ``accumulate`` written as attributes), plus its
+    fusion annotations (``fusion_group``, ``fusion_order``, ``last_use``) when it has them."""
     props = {name: _plain(attr) for name, attr in op.properties.items()}
     for name in ("value", "accumulate"):  # written as attributes in some generic forms
         if name not in props and name in op.attributes:
             props[name] = _plain(op.attributes[name])
+    for name in (FUSION_GROUP, FUSION_ORDER):
+        if isinstance(op.attributes.get(name), IntegerAttr):
+            props[name.removeprefix("tile.")] = op.attributes[name].value.data
+    if isinstance(op.attributes.get(LAST_USE), DenseArrayBase):
+        props["last_use"] = tuple(bool(v) for v in op.attributes[LAST_USE].get_values())
     return props
 
 

@@ -13,14 +13,23 @@ import tomllib
 from typing import Any
 
 from tilesched.diagnostics import Location, TileschedError
-from tilesched.target.model import SYNC_FAMILIES, UNIT_KINDS, Route, Space, Target, Unit
+from tilesched.target.model import (
+    SYNC_FAMILIES,
+    UNIT_KINDS,
+    FusionModel,
+    Route,
+    Space,
+    Target,
+    Unit,
+)
 
 BUILTIN_DIR = pathlib.Path(__file__).parent / "builtin"
 
 _TOP_KEYS = {"name", "description", "sync", "event_limit", "issuers", "issue_cycles",
              "spaces", "units", "routes"}
 _UNIT_KEYS = {"kind", "pipelined", "fixed", "bytes_per_cycle", "macs_per_cycle", "k_block",
-              "cycles_per_k_block", "op_factor"}
+              "cycles_per_k_block", "op_factor", "fusion"}
+_FUSION_KEYS = {"member_fixed", "register_bytes_per_cycle", "live_tiles"}
 _ROUTE_KEYS = {"ops", "unit", "src", "dst", "fixed", "bytes_per_cycle", "async_queue"}
 _SPACE_KEYS = {"capacity", "global"}
 
@@ -154,7 +163,28 @@ class _Validator:
         for op, factor in factors.items():
             self.non_negative(factor, f"{key}.op_factor.{op}")
         pipelined = self.expect(spec.get("pipelined", False), bool, f"{key}.pipelined")
-        return Unit(name=name, kind=kind, pipelined=pipelined, op_factor=dict(factors), **numbers)
+        fusion = self.fusion(spec["fusion"], f"{key}.fusion") if "fusion" in spec else None
+        return Unit(name=name, kind=kind, pipelined=pipelined, op_factor=dict(factors),
+                    fusion=fusion, **numbers)
+
+    def fusion(self, spec: Any, key: str) -> FusionModel:
+        """A unit's fused-execution model (docs/fuse-tiles.md)."""
+        self.expect(spec, dict, key)
+        self.no_unknown_keys(spec, _FUSION_KEYS, key)
+        values = {}
+        if "member_fixed" in spec:
+            values["member_fixed"] = self.non_negative(spec["member_fixed"], f"{key}.member_fixed", int)
+        if "register_bytes_per_cycle" in spec:
+            rate = self.non_negative(spec["register_bytes_per_cycle"], f"{key}.register_bytes_per_cycle")
+            if rate == 0:
+                raise self.fail(f"{key}.register_bytes_per_cycle", "must be positive")
+            values["register_bytes_per_cycle"] = float(rate)
+        if "live_tiles" in spec:
+            live = self.non_negative(spec["live_tiles"], f"{key}.live_tiles", int)
+            if live < 2:
+                raise self.fail(f"{key}.live_tiles", f"must be at least 2, got {live}")
+            values["live_tiles"] = live
+        return FusionModel(**values)
 
     def non_negative(self, value: Any, key: str, kind: type | tuple = (int, float)) -> Any:
         self.expect(value, kind, key)

@@ -8,6 +8,8 @@ ask a target two questions about a tile op: which unit runs it
 Latency model (DESIGN.md §3): ``cycles = fixed + ceil(bytes / bytes_per_cycle)``
 per route, times an optional per-op factor; matmul costs
 ``fixed + ceil(K / k_block) * cycles_per_k_block + ceil(M * N * K / macs_per_cycle)``.
+A unit with a :class:`FusionModel` also runs fused spans (``tile.fusion_group``,
+docs/fuse-tiles.md): :meth:`Target.fused_cycles` is the duration of one op of a span.
 """
 
 from __future__ import annotations
@@ -26,6 +28,28 @@ class Space:
     name: str
     capacity: int | None
     is_global: bool
+
+
+@dataclass(frozen=True)
+class FusionModel:
+    """How a unit runs a fused span: consecutive ops of one ``tile.fusion_group``.
+
+    The span is one vector loop over the group's iteration domain: its first op pays the unit's
+    ``fixed`` startup, every later op only ``member_fixed``. An operand that stays in vector
+    registers (a tile written by an earlier op of the span, or written and last-used inside it)
+    streams at ``register_bytes_per_cycle`` instead of the unit's UB bandwidth. A span that
+    touches more than ``live_tiles`` distinct tiles spills: each tile beyond the limit costs a
+    store and a reload of the domain at 4 bytes per element. Every built-in number is an
+    assumption (see the target TOML).
+    """
+
+    member_fixed: int = 1
+    register_bytes_per_cycle: float = 768.0
+    live_tiles: int = 8
+
+    def spill_cycles(self, elements: int, bytes_per_cycle: float) -> int:
+        """Cycles one spilled tile of ``elements`` costs (a store and a reload, 4 B each)."""
+        return 2 * math.ceil(elements * 4 / bytes_per_cycle) if bytes_per_cycle > 0 else 0
 
 
 @dataclass(frozen=True)
@@ -48,6 +72,7 @@ class Unit:
     k_block: int = 16
     cycles_per_k_block: int = 0
     op_factor: dict[str, float] = field(default_factory=dict)
+    fusion: FusionModel | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +108,11 @@ class OperandShape:
     @property
     def bytes(self) -> int:
         return math.prod(self.shape) * self.element_bytes
+
+
+def stream_cycles(size: int, bytes_per_cycle: float) -> int:
+    """Cycles to stream ``size`` bytes at ``bytes_per_cycle`` (0 for an unbounded rate)."""
+    return math.ceil(size / bytes_per_cycle) if bytes_per_cycle > 0 else 0
 
 
 @dataclass(frozen=True)
@@ -124,6 +154,26 @@ class Target:
         moved = max((o.bytes for o in operands), default=0)
         work = math.ceil(moved / bandwidth) if bandwidth > 0 else 0
         return fixed + math.ceil(work * unit.op_factor.get(op, 1.0))
+
+    def fused_cycles(self, op: str, rule: Route, operands: list[OperandShape],
+                     in_registers: list[bool], head: bool) -> int:
+        """Duration of ``op`` inside a fused span on ``rule.unit`` (which has a fusion model).
+
+        ``in_registers[k]`` says operand ``k`` stays in vector registers; ``head`` is the span's
+        first op. With no operand in registers, the head costs exactly :meth:`cycles`.
+        """
+        unit = self.units[rule.unit]
+        model = unit.fusion or FusionModel()
+        fixed = unit.fixed if rule.fixed is None else rule.fixed
+        bandwidth = rule.bytes_per_cycle or unit.bytes_per_cycle
+        streams = [stream_cycles(o.bytes, model.register_bytes_per_cycle if inside else bandwidth)
+                   for o, inside in zip(operands, in_registers, strict=True)]
+        work = max(streams, default=0)
+        return (fixed if head else model.member_fixed) + math.ceil(work * unit.op_factor.get(op, 1.0))
+
+    def bandwidth(self, rule: Route) -> float:
+        """Bytes per cycle of ``rule`` (its own, else its unit's)."""
+        return rule.bytes_per_cycle or self.units[rule.unit].bytes_per_cycle
 
     @property
     def queued_units(self) -> list[str]:

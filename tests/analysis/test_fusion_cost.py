@@ -1,0 +1,91 @@
+"""Durations of ops in fused spans (analysis.fusion_cost) as the simulator sees them."""
+
+from __future__ import annotations
+
+from tilesched.analysis.units import op_cycles
+from tilesched.ir import parse_text, verify_module
+from tilesched.ir.tile import TileOp
+from tilesched.report.sim_json import fused_spans
+from tilesched.sim.engine import simulate
+from tilesched.sim.lower import lower_module
+from tilesched.target import load_target
+
+A2 = load_target("ascend-a2")
+T = 'memref<64x128xf32, "UB">'
+R = 'memref<64x1xf32, "UB">'
+
+
+def softmax(annotate: bool) -> str:
+    def ann(order: int, flags: str) -> str:
+        if not annotate:
+            return ""
+        return (f" {{tile.fusion_group = 0 : i64, tile.fusion_order = {order} : i64, "
+                f"tile.last_use = array<i1: {flags}>}}")
+    return f"""
+func.func @sm(%x: memref<64x128xf32, "GM">, %y: memref<64x128xf32, "GM">) {{
+  %xf = memref.alloc() : {T}
+  %m = memref.alloc() : {R}
+  %e = memref.alloc() : {T}
+  %s = memref.alloc() : {R}
+  tile.load %x, %xf : memref<64x128xf32, "GM">, {T}
+  tile.rowmax %xf, %m{ann(0, "false, false")} : {T}, {R}
+  tile.rowexpand_sub %xf, %m, %xf{ann(1, "true, true, false")} : {T}, {R}, {T}
+  tile.exp %xf, %e{ann(2, "true, false")} : {T}, {T}
+  tile.rowsum %e, %s{ann(3, "false, false")} : {T}, {R}
+  tile.rowexpand_div %e, %s, %e{ann(4, "true, true, false")} : {T}, {R}, {T}
+  tile.store %e, %y : {T}, memref<64x128xf32, "GM">
+  func.return
+}}
+"""
+
+
+def durations(text: str) -> list[int]:
+    module = parse_text(text, "k.mlir")
+    verify_module(module, A2)
+    return [op_cycles(op, A2) for op in module.walk()
+            if isinstance(op, TileOp) and op.name not in ("tile.load", "tile.store")]
+
+
+def test_a_fused_span_pays_the_startup_once_and_keeps_intermediates_in_registers():
+    plain, fused = durations(softmax(False)), durations(softmax(True))
+    v = A2.units["V"]
+    assert fused[0] == plain[0]  # the head reads %xf from UB: unchanged
+    assert all(f < p for f, p in zip(fused[1:], plain[1:], strict=True))
+    # exp reads %xf (written by rowexpand_sub in the span) and its %e dies in the span
+    assert fused[2] == v.fusion.member_fixed + 2 * -(-64 * 128 * 4 // 768)
+    assert sum(fused) <= 0.7 * sum(plain)
+
+
+def test_the_simulator_runs_spans_under_the_model_and_counts_them():
+    results = {}
+    for annotate in (False, True):
+        trace = lower_module(parse_text(softmax(annotate), "k.mlir"), A2)
+        results[annotate] = (simulate(trace), fused_spans(trace))
+    (plain, no_spans), (fused, spans) = results[False], results[True]
+    assert (no_spans, spans) == (0, 1)
+    assert fused.units["V"]["busy"] == sum(durations(softmax(True)))
+    assert fused.units["V"]["busy"] < plain.units["V"]["busy"]
+
+
+def test_a_span_of_one_op_is_not_fused():
+    text = softmax(True).replace("tile.fusion_group = 0 : i64, tile.fusion_order = 1",
+                                 "tile.fusion_group = 7 : i64, tile.fusion_order = 0")
+    # rowmax is now alone in group 0 (rowexpand_sub splits it from the rest): plain cost
+    assert durations(text)[0] == durations(softmax(False))[0]
+
+
+def test_a_span_beyond_its_live_tiles_pays_spills():
+    small = 'memref<16x32xf32, "UB">'
+    chain = [f"  tile.adds %t{k}, %c, %t{k + 1} {{tile.fusion_group = 0 : i64, tile.fusion_order"
+             f" = {k} : i64, tile.last_use = array<i1: false, false>}} : {small}, f32, {small}"
+             for k in range(10)]
+    allocs = [f"  %t{k} = memref.alloc() : {small}" for k in range(11)]
+    text = ("func.func @c() {\n  %c = arith.constant 1.0 : f32\n" + "\n".join(allocs + chain)
+            + "\n  func.return\n}\n")
+    cycles = durations(text)
+    live = A2.units["V"].fusion.live_tiles
+    spill = A2.units["V"].fusion.spill_cycles(16 * 32, 256)
+    # op k brings the span to k + 2 tiles: op live - 1 is the first beyond the limit
+    assert cycles[live - 1] - cycles[live - 2] == spill
+    assert cycles[live] - cycles[live - 2] == spill
+    assert cycles[1] == cycles[2]
