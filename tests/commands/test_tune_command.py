@@ -79,8 +79,8 @@ def test_no_correct_candidate_is_reported_with_exit_1(capsys, tmp_path):
     ([SOFTMAX, "--target", "tpu-v9"], "error: unknown target 'tpu-v9'"),
     ([SOFTMAX, "--target", "cuda-sm80"], "ascend_softmax.mlir:11:3: error: unknown memory space"),
     ([SOFTMAX, "--results", "out.json"], "must end in .parquet or .csv"),
-    ([SOFTMAX, "--plot", SOFTMAX], "--plot " + SOFTMAX + " would overwrite an input kernel"),
-    ([SOFTMAX, "--results", SOFTMAX], "would overwrite an input kernel"),
+    ([SOFTMAX, "--plot", SOFTMAX], "--plot '" + SOFTMAX + "' is the input file"),
+    ([SOFTMAX, "--results", SOFTMAX], "is the input file"),
     ([SOFTMAX, "--budget", "0"], "--budget must be >= 1"),
     ([SOFTMAX, "--ray", "127.0.0.1:6379", "--jobs", "2"], "a cluster (--ray 127.0.0.1:6379)"),
 ])

@@ -1,19 +1,14 @@
-"""Arguments and steps shared by subcommands: ``--target``, ``--json``, loading a verified module,
-writing an output file."""
+"""Arguments and steps shared by subcommands: ``--target``, ``--json``, ``--force``, loading a
+verified module, writing an output file (through :mod:`tilesched.output_files`)."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import pathlib
-import stat
-import tempfile
 from collections.abc import Iterable
 
 from xdsl.dialects.builtin import ModuleOp
 
-from tilesched.diagnostics import TileschedError
+from tilesched import output_files
 from tilesched.ir import parse_file, verify_module
 from tilesched.target import Target, builtin_target_names, load_target
 
@@ -36,51 +31,21 @@ def target_from_args(args: argparse.Namespace) -> Target:
     return load_target(args.target)
 
 
-def write_output(path: str, data: str | bytes, inputs: Iterable[str] = ()) -> None:
+def add_force_option(parser: argparse.ArgumentParser) -> None:
+    """``--force``: let an output file overwrite one of the command's input files."""
+    parser.add_argument("--force", action="store_true",
+                        help="allow an output file to overwrite an input file")
+
+
+def write_output(path: str, data: str | bytes, inputs: Iterable[str] = (), force: bool = False,
+                 option: str = "output") -> None:
     """Write a command's output file atomically: a temporary file beside it, then a rename.
 
     A reader never sees a half-written file and a failed write leaves the old one intact. Refused
-    with a clear :class:`TileschedError` (exit 2): an output that is one of the command's
-    ``inputs``, a directory, or a path whose folder is missing or not writable.
+    with a clear :class:`~tilesched.diagnostics.TileschedError` (exit 2): an output that is one
+    of the command's ``inputs`` (unless ``force``), a directory, or a path whose folder is missing
+    or not writable. Commands call :func:`tilesched.output_files.check_output` with the same
+    arguments before their work too, so a bad path is refused before minutes of computing.
     """
-    for source in inputs:
-        if source != "-" and _same_file(path, source):
-            raise TileschedError(f"output '{path}' is the input file; refusing to overwrite it")
-    target = pathlib.Path(path)
-    if target.is_dir():
-        raise TileschedError(f"cannot write '{path}': it is a directory")
-    folder = target.parent
-    if not folder.is_dir():
-        raise TileschedError(f"cannot write '{path}': no such directory '{folder}'")
-    raw = data.encode() if isinstance(data, str) else data
-    try:
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as err:
-        raise TileschedError(f"cannot write '{path}': {err.strerror or err}") from None
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(raw)
-        os.chmod(temp, _new_file_mode(target))
-        os.replace(temp, target)
-    except OSError as err:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise TileschedError(f"cannot write '{path}': {err.strerror or err}") from None
-
-
-def _same_file(a: str, b: str) -> bool:
-    """True when two paths name the same file (existing or not)."""
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
-
-
-def _new_file_mode(target: pathlib.Path) -> int:
-    """The mode an ordinary ``open(path, 'w')`` would give: the old file's, or 0666 & ~umask."""
-    try:
-        return stat.S_IMODE(target.stat().st_mode)
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+    output_files.check_output(path, inputs, force, option)
+    output_files.write_output(path, data, option)

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import pathlib
 import sys
 
-from tilesched.commands.common import add_common_arguments, load_verified, target_from_args
+from tilesched.commands.common import (
+    add_common_arguments,
+    add_force_option,
+    load_verified,
+    target_from_args,
+)
 from tilesched.diagnostics import TileschedError
 from tilesched.ir import print_module, verify_module
+from tilesched.output_files import check_output, write_output
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import available_passes, parse_pass_pipeline, run_pipeline
 
@@ -23,13 +28,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("file", metavar="FILE", help=".mlir input ('-' for standard input)")
     parser.add_argument("-p", "--pipeline", default="", metavar="PIPELINE",
                         help='comma-separated passes with options, e.g. "reorder-events{strategy=min-max},insert-sync"')
-    parser.add_argument("-o", "--output", metavar="OUT", help="write the result here instead of stdout")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="write the result here instead of stdout (atomically; never over FILE "
+                             "without --force)")
+    add_force_option(parser)
     parser.add_argument("--generic", action="store_true", help="print the generic MLIR form")
     add_common_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output:
+        check_output(args.output, [args.file], args.force)
     target = target_from_args(args)
     pipeline = parse_pass_pipeline(args.pipeline) if args.pipeline.strip() else []
     module = load_verified(args.file, target)
@@ -45,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         text = json.dumps({"ir": text, "diagnostics": [str(d) for d in env.diagnostics]}) + "\n"
     if args.output:
-        pathlib.Path(args.output).write_text(text)
+        write_output(args.output, text)
     else:
         sys.stdout.write(text)
     return 0

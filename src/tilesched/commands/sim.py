@@ -9,8 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 
-from tilesched.commands.common import add_common_arguments, load_verified, target_from_args
+from tilesched.commands.common import (
+    add_common_arguments,
+    add_force_option,
+    load_verified,
+    target_from_args,
+)
 from tilesched.diagnostics import TileschedError
+from tilesched.output_files import check_output
 from tilesched.report.chrome_trace import write_chrome_trace
 from tilesched.report.sim_json import fused_spans, sim_json
 from tilesched.report.sim_table import sim_table
@@ -29,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_arg_option(parser)
     parser.add_argument("--trace", metavar="OUT.json",
                         help="write a Chrome trace-event file (open it in Perfetto)")
+    add_force_option(parser)
     parser.add_argument("--function", metavar="NAME", help="function to simulate (default: the first)")
     add_common_arguments(parser)
     parser.set_defaults(func=run)
@@ -51,14 +58,13 @@ def lower_file(path: str, target, args: argparse.Namespace, strict_args: bool = 
 
 def run(args: argparse.Namespace) -> int:
     """Lower, simulate, report; 0 when correct, 1 when faulty."""
+    if args.trace:
+        check_output(args.trace, [args.file], args.force, option="--trace")
     target = target_from_args(args)
     trace = lower_file(args.file, target, args)
     result = simulate(trace, record=bool(args.trace))
     if args.trace:
-        try:
-            write_chrome_trace(result, args.trace)
-        except OSError as err:
-            raise TileschedError(f"cannot write trace '{args.trace}': {err}") from None
+        write_chrome_trace(result, args.trace)
     spans = fused_spans(trace)
     if args.json:
         print(json.dumps({**sim_json(result), "fused_spans": spans}, indent=2))

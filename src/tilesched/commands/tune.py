@@ -17,6 +17,7 @@ import pathlib
 import sys
 
 from tilesched.diagnostics import TileschedError
+from tilesched.output_files import check_output, write_replacing
 from tilesched.target import builtin_target_names
 
 
@@ -150,17 +151,15 @@ def _make_jobs(args: argparse.Namespace, store) -> list:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Outputs must not overwrite an input kernel; the plot must be a .png."""
-    inputs = {pathlib.Path(f).resolve() for f in args.files}
     for option, out in (("--results", args.results), ("--plot", args.plot)):
-        if out and pathlib.Path(out).resolve() in inputs:
-            raise TileschedError(f"{option} {out} would overwrite an input kernel")
+        if out:
+            check_output(out, args.files, option=option, force_option=None)
     if args.plot and not args.plot.endswith(".png"):
         raise TileschedError(f"--plot writes PNG: '{args.plot}' must end in .png")
 
 
 def _write_plot(summaries, path: str) -> None:
     from tilesched.report.tune_report import write_tune_plot
-    from tilesched.tune.results import write_replacing
 
     target = pathlib.Path(path)
     try:

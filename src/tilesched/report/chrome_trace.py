@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from tilesched.output_files import open_output
 from tilesched.sim.result import SimResult
 
 PID = 1
@@ -39,8 +40,8 @@ def chrome_trace(result: SimResult) -> dict:
 
 
 def write_chrome_trace(result: SimResult, path: str) -> None:
-    """Write :func:`chrome_trace` to ``path``."""
-    with open(path, "w") as out:
+    """Write :func:`chrome_trace` to ``path`` (atomically; an OSError is a located exit 2)."""
+    with open_output(path, option="--trace") as out:
         json.dump(chrome_trace(result), out)
 
 

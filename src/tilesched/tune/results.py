@@ -18,13 +18,11 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import pathlib
-import tempfile
-from collections.abc import Callable
 from typing import Any
 
 from tilesched.diagnostics import TileschedError
+from tilesched.output_files import write_replacing
 from tilesched.tune.evaluate import Evaluation
 
 COLUMNS = ("kernel", "target", "trial", "pipeline", "options", "cycles", "bound", "verdict",
@@ -94,20 +92,6 @@ class ResultsStore:
         if key not in self._index:
             self.rows.append(row)
             self._index[key] = row
-
-
-def write_replacing(path: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
-    """Write ``path`` through a temporary file in its folder renamed over it: readers see the
-    old file or the new one, never a part."""
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix,
-                                   dir=path.parent if str(path.parent) else ".")
-    os.close(handle)
-    try:
-        write(pathlib.Path(tmp))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def _write(path: pathlib.Path, suffix: str, rows: list[dict[str, Any]]) -> None:
