@@ -2,16 +2,25 @@
 
 Each subcommand lives in ``tilesched.commands.<name>`` and exposes
 ``register(subparsers)``, which adds its parser and sets ``func(args) -> int``.
-Exit status: 0 success, 1 the program was checked and found faulty, 2 bad input.
+Exit status: 0 success, 1 the program was checked and found faulty, 2 bad input or usage,
+3 internal error (a bug in tilesched: any exception that is not a located
+:class:`TileschedError`; the message asks to report it), 130 interrupted. Exit 1 is never used
+for a crash: it always means "your program is faulty".
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import traceback
 
+from tilesched import __version__
 from tilesched.diagnostics import TileschedError
+
+EXIT_INTERNAL_ERROR = 3
+EXIT_INTERRUPTED = 130
 
 # Subcommand modules, in the order `tilesched --help` lists them.
 COMMANDS = ["demo", "opt", "sim", "equiv", "modulo", "targets", "passes", "tune"]
@@ -26,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tilesched",
         description="Schedule, synchronize and verify tile programs for multi-unit accelerators.",
     )
+    parser.add_argument("--version", action="version", version=f"tilesched {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -50,7 +60,39 @@ def main(argv: list[str] | None = None) -> int:
         print(str(err), file=sys.stderr)
         return 2
     except BrokenPipeError:
+        _silence_stdout()
         return 0
+    except KeyboardInterrupt:
+        print("tilesched: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as err:  # noqa: BLE001 - every other exception is our bug: say so, exit 3
+        report_internal_error(err, argv)
+        return EXIT_INTERNAL_ERROR
+
+
+def report_internal_error(err: BaseException, argv: list[str] | None) -> None:
+    """Print an unexpected exception as an internal error with where it happened and a hint to
+    report it (the full traceback when ``TILESCHED_TRACEBACK=1``)."""
+    if os.environ.get("TILESCHED_TRACEBACK") == "1":
+        traceback.print_exception(err, file=sys.stderr)
+    frames = traceback.extract_tb(err.__traceback__)
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    detail = str(err).strip().splitlines()
+    command = " ".join(argv if argv is not None else sys.argv[1:])
+    print(f"tilesched: internal error: {type(err).__name__}"
+          f"{': ' + detail[0] if detail else ''}{where}\n"
+          f"This is a bug in tilesched {__version__}, not in your input. Please report it "
+          f"to the tilesched developers with the command (tilesched {command}) and its input files; "
+          "TILESCHED_TRACEBACK=1 prints the full traceback.", file=sys.stderr)
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe (``tilesched ... | head``) Python's final flush would fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -58,6 +58,8 @@ def test_binary_and_directory_inputs_exit_2(tmp_path, capsys):
     code, _, err = _run(["opt", str(binary)], capsys)
     assert code == 2 and "cannot read" in err
     code, _, err = _run(["opt", str(tmp_path)], capsys)
+    assert code == 2 and f"cannot read '{tmp_path}': is a directory" in err
+    code, _, err = _run(["opt", str(tmp_path / "nope.mlir")], capsys)
     assert code == 2 and "no such file" in err
 
 
@@ -99,3 +101,65 @@ def test_console_script_has_no_traceback_on_bad_input(tmp_path):
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert f"{bad}:2:3: error:" in result.stderr
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert re.fullmatch(r"tilesched \d+\.\d+\.\d+\S*\n", capsys.readouterr().out)
+
+
+def test_an_unexpected_exception_is_an_internal_error_with_exit_3(monkeypatch, capsys):
+    """The one path no input may reach: a bug. It must not look like exit 1 ("faulty program")."""
+    import tilesched.commands.targets as targets_command
+
+    def broken(args):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(targets_command, "run", broken)
+    code, _, err = _run(["targets"], capsys)
+    assert code == 3
+    assert "tilesched: internal error: KeyError: 'boom' (at " in err
+    assert "This is a bug in tilesched" in err and "TILESCHED_TRACEBACK=1" in err
+    assert "Traceback" not in err
+    monkeypatch.setenv("TILESCHED_TRACEBACK", "1")
+    code, _, err = _run(["targets"], capsys)
+    assert code == 3 and "Traceback (most recent call last)" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["opt", "{in}", "-o", "{in}"],
+    ["opt", "{in}", "--json", "-o", "{in}"],
+    ["opt", "{in}", "-p", "verify", "-o", "{dir}/./in.mlir"],
+    ["sim", "{in}", "--trace", "{in}"],
+])
+def test_outputs_never_overwrite_the_input_without_force(tmp_path, argv, capsys):
+    source = tmp_path / "in.mlir"
+    original = GOOD.read_text()
+    source.write_text(original)
+    code, out, err = _run([a.format(**{"in": source, "dir": tmp_path}) for a in argv], capsys)
+    assert code == 2 and "would overwrite the input file" in err and "--force" in err
+    assert source.read_text() == original and out == ""
+
+
+def test_force_overwrites_the_input_with_the_complete_result(tmp_path, capsys):
+    source = tmp_path / "in.mlir"
+    source.write_text(GOOD.read_text())
+    code, out, _ = _run(["opt", str(source), "--generic", "-o", str(source), "--force"], capsys)
+    assert code == 0 and out == ""
+    assert source.read_text().startswith('"builtin.module"() ({')
+    assert [p.name for p in tmp_path.iterdir()] == ["in.mlir"]
+
+
+@pytest.mark.parametrize(("option", "where", "message"), [
+    ("-o", "", "is a directory"),
+    ("-o", "missing/x.mlir", "does not exist"),
+    ("--trace", "", "is a directory"),
+    ("--trace", "missing/t.json", "does not exist"),
+])
+def test_output_places_that_cannot_be_written_exit_2_before_any_work(tmp_path, option, where,
+                                                                      message, capsys):
+    command = "sim" if option == "--trace" else "opt"
+    code, out, err = _run([command, str(GOOD), option, str(tmp_path / where)], capsys)
+    assert code == 2 and message in err and out == ""
