@@ -8,14 +8,22 @@ Parse errors become :class:`TileschedError` with the same location format.
 
 from __future__ import annotations
 
+import bisect
 import io
 import pathlib
 import re
 
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    FloatAttr,
+    IntAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -41,33 +49,116 @@ def make_context() -> Context:
     return ctx
 
 
+# Ops nested deeper than this (module > func > scf.for > ...) are refused: real kernels nest a
+# handful of loops, and every stage after the parser (verifier, passes, simulator, printer) walks
+# regions recursively, so a limit here keeps them all far from Python's recursion limit.
+MAX_NESTING = 100
+
+# A memref type written without nested brackets (layouts, nested strings with escapes): the text
+# that :meth:`_LocatingParser.parse_optional_type` caches.
+_PLAIN_MEMREF = re.compile(r'memref<(?:[^<>{}()\[\]"\\]|"[^"\\]*")*>')
+
+
 class _LocatingParser(Parser):
-    """xDSL's MLIR parser, recording ``file:line:col`` of each op it reads."""
+    """xDSL's MLIR parser, recording ``file:line:col`` of each op it reads.
+
+    Three additions, all about large or hostile input:
+    - line numbers come from a table of line starts (binary search), not from counting the
+      newlines before every op, which made parsing quadratic in the file size;
+    - a memref type spelled exactly as one seen before is not parsed again (kernels repeat a few
+      types thousands of times; xDSL builds and verifies each ``MemRefType`` afresh);
+    - op nesting deeper than :data:`MAX_NESTING` and literals that do not fit their type are
+      located parse errors.
+    """
+
+    def __init__(self, ctx: Context, text: str, filename: str):
+        super().__init__(ctx, text, filename)
+        self._text = text
+        self._filename = StringAttr(filename)
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._types: dict[str, Attribute] = {}
+        self._depth = 0
+
+    def location_at(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset."""
+        line = bisect.bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
 
     def parse_operation(self) -> Operation:
-        start = self._current_token.span
-        op = super().parse_operation()
+        start = self._current_token.span.start
+        if self._depth >= MAX_NESTING:
+            self.raise_error(f"ops nested deeper than {MAX_NESTING} levels (regions inside "
+                             "regions) are not supported")
+        self._depth += 1
+        try:
+            op = super().parse_operation()
+        finally:
+            self._depth -= 1
         if not isinstance(op.location, FileLineColLoc):
-            where = start.get_location()
-            op.location = FileLineColLoc(StringAttr(where.file), IntAttr(where.line), IntAttr(where.col))
+            line, column = self.location_at(start)
+            op.location = FileLineColLoc(self._filename, IntAttr(line), IntAttr(column))
         return op
+
+    def parse_optional_type(self) -> Attribute | None:
+        token = self._current_token
+        if token.text != "memref" or not (match := _PLAIN_MEMREF.match(self._text, token.span.start)):
+            return super().parse_optional_type()
+        spelling = match.group(0)
+        if (known := self._types.get(spelling)) is not None:
+            self._resume_from(match.end())
+            return known
+        parsed = super().parse_optional_type()
+        if parsed is not None and not self._text[match.end():self._current_token.span.start].strip():
+            self._types[spelling] = parsed
+        return parsed
+
+    def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
+        token = self._current_token
+        try:
+            attr = super().parse_optional_builtin_int_or_float_attr()
+        except (VerifyException, OverflowError, ValueError) as err:
+            self.raise_error(self._literal_message(token.span.start, err), token.span)
+        if (isinstance(attr, FloatAttr) and attr.value.data in (float("inf"), float("-inf"))
+                and "0x" not in token.text.lower()):
+            self.raise_error(self._literal_message(token.span.start, OverflowError()), token.span)
+        return attr
+
+    def _literal_message(self, start: int, err: Exception) -> str:
+        """Why the number written at ``start`` does not fit its type, in one line."""
+        if not isinstance(err, OverflowError):
+            return _first_line(str(err))
+        written = _FLOAT_LITERAL.match(self._text, start)
+        return f"float literal {written.group(1)} is out of range for {written.group(2) or 'f64'}"
+
+
+_FLOAT_LITERAL = re.compile(r"(-?\s*[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?)\s*(?::\s*([\w.]+))?")
 
 
 def parse_text(text: str, filename: str = "<stdin>") -> ModuleOp:
     """Parse MLIR text into a module; errors are located :class:`TileschedError`."""
     if not re.sub(r"//[^\n]*", "", text).strip():
         return ModuleOp([])  # like mlir-opt, an empty file is an empty module
+    parser = _LocatingParser(make_context(), text, filename)
     try:
-        module = _LocatingParser(make_context(), text, filename).parse_module()
+        module = parser.parse_module()
     except ParseError as err:
-        where = err.span.get_location()
-        loc = _first_use(text, err.msg, filename) or Location(filename, where.line, where.col)
+        line, column = parser.location_at(err.span.start)
+        loc = _first_use(text, err.msg, filename) or Location(filename, line, column)
         raise TileschedError(_first_line(err.msg), loc) from None
-    except VerifyException as err:  # raised by some attribute constructors while parsing
-        raise TileschedError(_first_line(str(err)), filename) from None
+    except RecursionError:  # nested attributes or types: there is no limit on those above
+        raise TileschedError("input nested too deeply", _current_location(parser, filename)) from None
+    except Exception as err:  # xDSL's attribute constructors and verifiers raise on bad text too
+        raise TileschedError(_first_line(str(err)) if str(err).strip() else type(err).__name__,
+                             _current_location(parser, filename)) from None
     if not isinstance(module, ModuleOp):
         raise TileschedError("expected a builtin.module at top level", filename)
     return module
+
+
+def _current_location(parser: _LocatingParser, filename: str) -> Location:
+    """Where the parser stopped (the token it was reading)."""
+    line, column = parser.location_at(parser._current_token.span.start)  # noqa: SLF001
+    return Location(filename, line, column)
 
 
 def parse_file(path: str) -> ModuleOp:
@@ -77,12 +168,16 @@ def parse_file(path: str) -> ModuleOp:
 
         return parse_text(sys.stdin.read(), "<stdin>")
     file = pathlib.Path(path)
-    if not file.is_file():
+    if file.is_dir():
+        raise TileschedError(f"cannot read '{path}': is a directory")
+    if not file.exists():
         raise TileschedError(f"cannot read '{path}': no such file")
     try:
         text = file.read_text()
-    except (OSError, UnicodeDecodeError) as err:
-        raise TileschedError(f"cannot read '{path}': {err}") from None
+    except UnicodeDecodeError as err:
+        raise TileschedError(f"cannot read '{path}': not UTF-8 text (byte {err.start})") from None
+    except OSError as err:
+        raise TileschedError(f"cannot read '{path}': {err.strerror or err}") from None
     return parse_text(text, path)
 
 
