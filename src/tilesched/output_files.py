@@ -33,13 +33,13 @@ def check_output(path: str, inputs: Iterable[str] = (), force: bool = False,
     the flag that allows overwriting an input (None: the command has none)."""
     out = pathlib.Path(path)
     if out.is_dir():
-        raise TileschedError(f"cannot write {option} '{path}': it is a directory")
+        raise TileschedError(f"cannot write '{path}': it is a directory")
     parent = out.parent
     if not parent.is_dir():
         what = "not a directory" if parent.exists() else "no such directory"
-        raise TileschedError(f"cannot write {option} '{path}': {what} '{parent}'")
+        raise TileschedError(f"cannot write '{path}': {what} '{parent}'")
     if not os.access(parent, os.W_OK | os.X_OK) and not _is_special(out):
-        raise TileschedError(f"cannot write {option} '{path}': directory '{parent}' is not writable")
+        raise TileschedError(f"cannot write '{path}': directory '{parent}' is not writable")
     if force:
         return
     for source in inputs:
@@ -49,22 +49,22 @@ def check_output(path: str, inputs: Iterable[str] = (), force: bool = False,
                                  f"overwrite it{hint}")
 
 
-def write_output(path: str, data: str | bytes, option: str = "-o") -> None:
+def write_output(path: str, data: str | bytes) -> None:
     """Write ``data`` (text or bytes) to ``path`` atomically."""
     mode = "wb" if isinstance(data, bytes) else "w"
-    with open_output(path, mode, option) as out:
+    with open_output(path, mode) as out:
         out.write(data)
 
 
 @contextlib.contextmanager
-def open_output(path: str, mode: str = "w", option: str = "-o") -> Iterator[IO]:
+def open_output(path: str, mode: str = "w") -> Iterator[IO]:
     """A file object whose contents replace ``path`` atomically when the block ends without an
     exception (``mode`` ``"w"`` or ``"wb"``); on an exception ``path`` is left untouched."""
     try:
         with _replacing(pathlib.Path(path)) as tmp, open(tmp, mode) as out:
             yield out
     except OSError as err:
-        raise TileschedError(f"cannot write {option} '{path}': {err.strerror or err}") from None
+        raise TileschedError(f"cannot write '{path}': {err.strerror or err}") from None
 
 
 def write_replacing(path: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:

@@ -48,4 +48,4 @@ def write_output(path: str, data: str | bytes, inputs: Iterable[str] = (), force
     arguments before their work too, so a bad path is refused before minutes of computing.
     """
     output_files.check_output(path, inputs, force, option)
-    output_files.write_output(path, data, option)
+    output_files.write_output(path, data)

@@ -41,7 +41,7 @@ def chrome_trace(result: SimResult) -> dict:
 
 def write_chrome_trace(result: SimResult, path: str) -> None:
     """Write :func:`chrome_trace` to ``path`` (atomically; an OSError is a located exit 2)."""
-    with open_output(path, option="--trace") as out:
+    with open_output(path) as out:
         json.dump(chrome_trace(result), out)
 
 
