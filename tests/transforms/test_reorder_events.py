@@ -1,5 +1,5 @@
 """The reorder-events pass, judged by the simulator (its algorithms: tests/schedule/reorder,
-its event model: tests/schedule/test_flag_plan.py).
+its event model: tests/schedule/flags/test_flag_tracker.py).
 
 - the timing replay predicts the simulator's cycles and live events on straight-line code;
 - on IR: random programs with loops and ifs stay race-free and equivalent after

@@ -6,7 +6,8 @@
   :class:`~.reorder.segment.Segment`;
 - :mod:`.pipeline` — stage arithmetic, exact wait counts and slot counts for ``software-pipeline``
   on :class:`~.pipeline.stages.StagedOp` lists;
-- :mod:`.flag_plan` — Ascend flag and event-id planning, shared by ``insert-sync`` and ``reorder-events``.
+- :mod:`.flags` — Ascend flag and event-id planning (batch for ``insert-sync``, one item at a
+  time for ``reorder-events``).
 
 DESIGN.md asks for "one small graph type"; there are three, each shaped by what its algorithm
 needs: modulo scheduling needs latencies, resource footprints and iteration distances; block

@@ -16,6 +16,11 @@ List schedulers use the same type with every distance 0.
 
 :class:`ScheduleGraph` is the mutable builder; :meth:`ScheduleGraph.compiled` returns an
 index-based :class:`CompiledGraph` that the algorithms in this package work on.
+
+Why a graph type of its own (DESIGN.md asks for one small graph type; there are three): modulo
+scheduling needs resource footprints, latencies and iteration distances on edges, which the
+block reorderer's :class:`~tilesched.schedule.reorder.segment.Segment` (units, and the
+dependences that decide flags) and the pipeliner's ``StagedOp`` (stage and order) do not carry.
 """
 
 from __future__ import annotations

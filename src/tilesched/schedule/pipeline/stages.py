@@ -21,6 +21,10 @@ no extra version. Completion of asynchronous accesses is handled in
 The same conventions are used by TVM's software-pipeline transform
 (``software_pipeline_stage`` / ``software_pipeline_order``) and MLIR's
 ``scf`` loop pipelining (``mlir/lib/Dialect/SCF/Transforms/LoopPipelining.cpp``).
+
+Why not the modulo graph or the reorder segment: once stages are assigned, every question the
+pass asks is the relative order of two op instances, which stage and order alone decide; there
+are no latencies, resources or units to carry, so a list of :class:`StagedOp` is the graph.
 """
 
 from __future__ import annotations

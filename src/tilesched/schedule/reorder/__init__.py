@@ -3,6 +3,6 @@
 The graph type is :class:`.segment.Segment`: a block's children in program order with their unit,
 duration and kind (free, inline, control, boundary), memory dependences (which decide the flags
 insert-sync will place) and order-only edges. It differs from the modulo graph because the cost
-of an order here is decided by flag planning (:mod:`tilesched.schedule.flag_plan`), not by a
+of an order here is decided by flag planning (:mod:`tilesched.schedule.flags`), not by a
 reservation table.
 """

@@ -3,7 +3,7 @@
 A Kahn-style list scheduler (Kahn 1962; the source document's OutOfOrderScheduler) builds
 the order one node at a time from the ready set, and keeps the *flag pressure* of every
 directed unit pair within the target's event limit. The event model is the one insert-sync
-allocates with (:class:`tilesched.schedule.flag_plan.FlagTracker`): one flag per producer
+allocates with (:class:`tilesched.schedule.flags.FlagTracker`): one flag per producer
 and destination unit (broadcast: later consumers on that unit are covered), a consumer waits
 only for the latest producer it needs on each unit, and an event id is free again only when
 its wait happens-before the next set (not merely when it comes first in program order).
@@ -35,7 +35,7 @@ import heapq
 from dataclasses import dataclass
 from math import ceil
 
-from tilesched.schedule.flag_plan import FlagTracker, Item
+from tilesched.schedule.flags import FlagTracker, Item
 from tilesched.schedule.reorder.list_schedule import Timeline, bottom_levels, remaining_work
 from tilesched.schedule.reorder.order_cost import Machine
 from tilesched.schedule.reorder.segment import Segment

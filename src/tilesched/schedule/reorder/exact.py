@@ -2,7 +2,7 @@
 
 For a straight-line segment of at most a few dozen ops (no control nodes, nothing inline),
 :func:`exact_order` minimizes the makespan over all orders whose flags, as insert-sync plans
-them (:mod:`tilesched.schedule.flag_plan`), fit the event limit without a fallback. The
+them (:mod:`tilesched.schedule.flags`), fit the event limit without a fallback. The
 model is the planner's, written as constraints over the order:
 
 * timing: start times; dependences; per unit a before/after literal for each pair of its ops

@@ -2,7 +2,7 @@
 
 Ascend-style machines (DESIGN.md §4) issue ops in program order to in-order queues, one per
 unit, that run concurrently; a queued op starts when its unit is free and its flags are set.
-Given an order and its sync ops (from :mod:`tilesched.schedule.flag_plan`),
+Given an order and its sync ops (from :mod:`tilesched.schedule.flags`),
 :func:`replay_makespan` computes the cycle count by the simulator's rules for straight-line
 code in one pass: every flag is set earlier in program order than its wait.
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tilesched.schedule.flag_plan import (
+from tilesched.schedule.flags import (
     BARRIER_ALL,
     PIPE_BARRIER,
     SET,

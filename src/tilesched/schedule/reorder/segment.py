@@ -12,13 +12,18 @@ WAR, WAW, unknown effects), which decide the synchronization; ``order`` edges on
 the order (SSA def-use, the stability chain of control nodes, hard barriers). For a loop
 body, ``carried`` lists the loop-carried dependences ``(producer, consumer, distance)``
 (consumer in a later iteration) that insert-sync turns into back-edge flags.
+
+Why a graph type of its own, not the modulo graph: the cost of an order here is decided by the
+flags insert-sync will plan, so a node carries its unit and kind (free, inline, control,
+boundary) and the edges are split into flag-deciding dependences and order-only edges; there
+are no resource footprints, latencies or iteration distances to carry (one block, one pass).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tilesched.schedule.flag_plan import Item
+from tilesched.schedule.flags import Item
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """insert-sync for flag targets (Ascend): set_flag / wait_flag, pipe_barrier, barrier_all.
 
-Straight-line code and loop bodies are planned by :mod:`tilesched.schedule.flag_plan`
+Straight-line code and loop bodies are planned by :mod:`tilesched.schedule.flags`
 on the body's unit ops and dependences. Nested loops and conditionals are
 boundaries: they are synchronized inside, and a ``barrier_all`` before and after
 them orders them with the surrounding code (skipped when nothing queued comes
@@ -21,7 +21,7 @@ from tilesched.analysis.units import contains_unit_work, region_unit, unit_kind
 from tilesched.ir import sync as S
 from tilesched.ir.blocks import body_ops, insert_after, insert_before, split_at
 from tilesched.ir.sync import make_barrier_all, make_pipe_barrier, make_set, make_wait
-from tilesched.schedule.flag_plan import (
+from tilesched.schedule.flags import (
     BARRIER_ALL,
     PIPE_BARRIER,
     SET,

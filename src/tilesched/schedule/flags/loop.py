@@ -1,0 +1,134 @@
+"""Planning flags for a loop body whose iterations follow each other.
+
+The body is planned as straight-line code (:func:`~.plan.plan_flags`) plus *back-edge* flags
+for loop-carried dependences whose consumer comes first in the body: set after the producer,
+waited before the consumer in the next iteration, pre-set before the loop and drained after
+it. :func:`reuse_is_safe` replays two iterations to check that ids are reused only along
+happens-before across the back edge; otherwise iterations are serialized with ``barrier_all``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from tilesched.schedule.flags.clocks import StaticClocks
+from tilesched.schedule.flags.ops import BARRIER_ALL, PIPE_BARRIER, SET, WAIT, Item, SyncOp
+from tilesched.schedule.flags.plan import plan_flags
+
+
+@dataclass
+class LoopFlagPlan:
+    """Flags for one loop body: the body's inserts, plus flags set before the loop
+    (``presets``) and drained after it (``drains``) for back-edge dependences."""
+
+    body: list[SyncOp]
+    presets: list[SyncOp]
+    drains: list[SyncOp]
+    peak_events: dict[str, int]
+    serialized: bool = False  # fell back to a barrier_all at the end of each iteration
+
+
+def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
+                    carried: list[tuple[int, int, int]], limit: int,
+                    pipelined: frozenset[str] = frozenset()) -> LoopFlagPlan:
+    """Flags for a loop body whose iterations follow each other.
+
+    ``deps`` are intra-iteration dependences, ``carried`` loop-carried ones
+    ``(producer, consumer, distance)``. A carried dependence whose consumer comes
+    first in the body gets a back-edge flag: set after the last such producer of
+    the unit pair, waited before the first such consumer in the next iteration,
+    pre-set before the loop and drained after it (so zero-trip loops stay
+    balanced). One whose consumer comes after its producer is synchronized as if
+    intra-iteration: stronger, and the only correct choice with one id, since a
+    back-edge flag would be set twice (pre-set, then this iteration's producer)
+    before its first wait. software-pipeline unrolls its kernels by the slot
+    count, which turns such dependences into intra-iteration ones or removes them.
+    Flag reuse across iterations is checked on two unrolled iterations; when some id would be re-set before its
+    previous wait happens-before the set, the plan falls back to a
+    ``barrier_all`` at the end of each iteration.
+    """
+    back = [(p, c) for p, c, _ in carried if p >= c]
+    forward = list(deps) + [(p, c) for p, c, _ in carried if p < c]
+    back_flags, back_syncs = _back_edges(items, back, pipelined)
+    if back_flags and limit < 2:
+        return _serialized(items, forward, limit, pipelined)
+    reserved = {pair: limit - 1 for pair in back_flags}  # one id of the pair for its back edge
+    plan = plan_flags(items, forward, limit, pipelined, reserved=reserved)
+    body = plan.ops + back_syncs
+    presets, drains = [], []
+    for pair, (producer, consumer) in back_flags.items():
+        event = reserved[pair]
+        body.append(SyncOp(producer + 1, SET, pair[0], pair[1], event, order=30))
+        body.append(SyncOp(consumer, WAIT, pair[0], pair[1], event, order=20))
+        presets.append(SyncOp(0, SET, pair[0], pair[1], event))
+        drains.append(SyncOp(0, WAIT, pair[0], pair[1], event))
+    body.sort(key=lambda s: (s.position, s.order))
+    peaks = dict(plan.peak_events)
+    for src, dst in back_flags:
+        key = f"{src}->{dst}"
+        peaks[key] = peaks.get(key, 0) + 1
+    if not reuse_is_safe(items, body, presets):
+        return _serialized(items, forward, limit, pipelined)
+    return LoopFlagPlan(body, presets, drains, peaks)
+
+
+def _back_edges(items, back, pipelined):
+    """Back-edge flags per unit pair: (latest producer, earliest consumer); other syncs."""
+    flags: dict[tuple[str, str], tuple[int, int]] = {}
+    syncs: list[SyncOp] = []
+    for producer, consumer in back:
+        src, dst = items[producer], items[consumer]
+        if src.unit is None or dst.unit is None or src.inline:
+            continue  # issue order covers an inline producer
+        if dst.inline:
+            syncs.append(SyncOp(consumer, BARRIER_ALL, order=50))
+        elif src.unit == dst.unit:
+            if src.unit in pipelined:
+                syncs.append(SyncOp(consumer, PIPE_BARRIER, src.unit, src.unit, order=60))
+        else:
+            pair = (src.unit, dst.unit)
+            old = flags.get(pair, (producer, consumer))
+            flags[pair] = (max(old[0], producer), min(old[1], consumer))
+    unique = {(s.position, s.kind, s.src): s for s in syncs}
+    return flags, list(unique.values())
+
+
+def _serialized(items, forward, limit, pipelined) -> LoopFlagPlan:
+    plan = plan_flags(items, forward, limit, pipelined)
+    body = plan.ops + [SyncOp(len(items), BARRIER_ALL, order=99)]
+    return LoopFlagPlan(body, [], [], plan.peak_events, serialized=True)
+
+
+def reuse_is_safe(items: list[Item], body: list[SyncOp], presets: list[SyncOp]) -> bool:
+    """Replay two iterations with static clocks: is every re-set of an id preceded
+    (in happens-before) by the wait that consumed its previous set?"""
+    clocks = StaticClocks()
+    sets: dict[tuple, list[dict[str, int]]] = defaultdict(list)
+    last_wait: dict[tuple, tuple[str, int]] = {}
+    by_position: dict[int, list[SyncOp]] = defaultdict(list)
+    for sync in body:
+        by_position[sync.position].append(sync)
+    events = list(presets)
+    for _ in range(2):
+        for position in range(len(items) + 1):
+            events.extend(sorted(by_position.get(position, []), key=lambda s: s.order))
+            if position < len(items):
+                events.append(items[position])
+    for event in events:
+        if isinstance(event, Item):
+            if event.unit is not None:
+                clocks.tick(event.unit, event.inline)
+        elif event.kind == SET:
+            key = (event.src, event.dst, event.event)
+            if key in last_wait and not clocks.knows(event.src, *last_wait[key]):
+                return False
+            sets[key].append(clocks.tick(event.src))
+        elif event.kind == WAIT:
+            key = (event.src, event.dst, event.event)
+            if sets[key]:
+                clocks.receive(event.dst, sets[key].pop(0))
+            last_wait[key] = (event.dst, clocks.tick(event.dst)[event.dst])
+        elif event.kind == BARRIER_ALL:
+            clocks.barrier_all()
+    return True

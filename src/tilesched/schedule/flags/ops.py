@@ -1,0 +1,54 @@
+"""What the flag planner reads and writes: items in program order in, sync ops out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SET, WAIT, PIPE_BARRIER, BARRIER_ALL = "set", "wait", "pipe_barrier", "barrier_all"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One op in program order: its unit, and whether it runs inline on the issuer."""
+
+    unit: str | None
+    inline: bool = False
+
+
+@dataclass
+class SyncOp:
+    """A sync op to insert *before* item ``position`` (``len(items)`` = at the end).
+
+    ``order`` breaks ties among inserts at one position (lower first).
+    """
+
+    position: int
+    kind: str
+    src: str = ""
+    dst: str = ""
+    event: int = -1
+    order: float = 0
+    fallback: bool = False  # a barrier_all issued because a pair ran out of event ids
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return self.src, self.dst
+
+
+def count_fallbacks(ops: list[SyncOp]) -> int:
+    """How often a plan ran out of event ids (a drain: early waits, then ``barrier_all``).
+
+    The drain marks its ``barrier_all`` as ``fallback``; barriers that an inline consumer
+    needs and the per-iteration serialization of a loop are not counted.
+    """
+    return sum(1 for s in ops if s.kind == BARRIER_ALL and s.fallback)
+
+
+def ids_used(ops: list[SyncOp]) -> dict[str, int]:
+    """Distinct event ids each directed pair uses (highest id + 1) in a plan."""
+    used: dict[str, int] = {}
+    for s in ops:
+        if s.kind == SET:
+            key = f"{s.src}->{s.dst}"
+            used[key] = max(used.get(key, 0), s.event + 1)
+    return used
