@@ -1,4 +1,4 @@
-"""The machine's lower bound for a trace (DESIGN.md §5 ``bound``).
+"""The machine's lower bound for a program (DESIGN.md §5 ``bound``), computed as it streams.
 
 ``bound = max(busiest unit, critical path)`` where
 
@@ -13,108 +13,251 @@
   covers; a reader skips an older writer whose overlap with the read is covered by a newer writer.
   (Coverage by the union of several newer writers is not detected, so in such patterns the value
   can exceed the tightest bound; tile programs rarely write partially overlapping windows.)
+
+Cost. Each buffer keeps its live written regions (:class:`WrittenRegions`); while they are few a
+read or write compares against all of them, and past :data:`INDEX_AT` they are indexed by a grid
+of cells, so a kernel touching thousands of distinct tiles of one buffer stays near-linear.
 """
 
 from __future__ import annotations
 
+from itertools import product
+
 from tilesched.sim.program import ENQ, INLINE, TILE, Program
 from tilesched.sim.trace import region_intersection
 
+INDEX_AT = 32  # live regions of one buffer above which they are indexed by cells
+MAX_CELLS = 64  # a region covering more cells than this is kept in the always-scanned list
+
 
 def lower_bound(p: Program) -> tuple[int, str]:
-    """``(bound, reason)``: the larger of the busiest unit's work and the critical path."""
-    unit_name, unit_work = busiest_unit(p)
-    path = max((critical_path(code) for code in p.code), default=0)
-    if unit_work >= path:
-        return unit_work, f"unit {unit_name} busy {unit_work} cycles"
-    return path, f"read-after-write chain of {path} cycles"
+    """``(bound, reason)`` of a fully compiled program (see :class:`BoundTracker`)."""
+    tracker = BoundTracker(p)
+    for issuer, code in enumerate(p.code):
+        tracker.feed(issuer, code)
+    return tracker.bound()
 
 
 def busiest_unit(p: Program) -> tuple[str, int]:
     """The non-pipelined unit instance (or shared inline unit) with the most op time."""
-    work: dict[str, int] = {}
-    for code in p.code:
-        for ins in code:
-            if ins[0] == ENQ and ins[2][0] == TILE:
-                agent = p.agents[ins[1]]
-                if not agent.pipelined:
-                    work[agent.name] = work.get(agent.name, 0) + ins[2][1]
-            elif ins[0] == INLINE:
-                name = p.inline_units[ins[1]]
-                work[name] = work.get(name, 0) + ins[2][1]
-    if not work:
-        return "-", 0
-    name = max(work, key=work.get)
-    return name, work[name]
+    tracker = BoundTracker(p, paths=False)
+    for issuer, code in enumerate(p.code):
+        tracker.feed(issuer, code)
+    return tracker.busiest()
 
 
 def critical_path(code: list[tuple]) -> int:
     """Longest RAW chain (sum of durations) through one issuer's tile ops in program order."""
-    writers: dict[int, list] = {}  # buffer -> [{region: finish} oldest first, pairwise disjoint]
-    longest = 0
-    for ins in code:
-        if ins[0] != ENQ and ins[0] != INLINE:
-            continue
-        item = ins[2]
-        if item[0] != TILE:
-            continue
-        start = 0
-        for buf, region, write, _ in item[3]:
-            if not write:
-                entry = writers.get(buf)
-                if entry:
-                    entries, disjoint = entry
-                    ready = entries.get(region) if disjoint else None
-                    if ready is None:
-                        ready = _ready(entries, region)
-                    if ready > start:
-                        start = ready
-        finish = start + item[1]
-        for buf, region, write, _ in item[3]:
-            if write:
-                _record_write(writers, buf, region, finish)
-        if finish > longest:
-            longest = finish
-    return longest
+    path = CriticalPath()
+    path.feed(code)
+    return path.longest
 
 
-def _record_write(writers: dict[int, list], buf: int, region, finish: int) -> None:
-    """Make ``region`` the newest write of ``buf``, dropping older writes it covers.
+class BoundTracker:
+    """Unit work and per-issuer critical paths, fed chunk by chunk in program order."""
 
-    While a buffer's written regions are pairwise disjoint (slots, tiles), a read of exactly
-    one of them depends on that write alone, which :func:`critical_path` uses as a fast path.
+    def __init__(self, p: Program, paths: bool = True):
+        self.p = p
+        self.work: dict[str, int] = {}
+        self.names = [a.name for a in p.agents]
+        self.pipelined = {a.index for a in p.agents if a.pipelined}
+        self.paths = [CriticalPath() for _ in range(p.issuer_count)] if paths else None
+
+    def feed(self, issuer: int, code: list[tuple]) -> None:
+        """Account for one chunk of an issuer's instructions."""
+        work, names, inline = self.work, self.names, self.p.inline_units
+        for ins in code:
+            op = ins[0]
+            if op == ENQ:
+                item = ins[2]
+                if item[0] == TILE and ins[1] not in self.pipelined:
+                    name = names[ins[1]]
+                    work[name] = work.get(name, 0) + item[1]
+            elif op == INLINE:
+                name = inline[ins[1]]
+                work[name] = work.get(name, 0) + ins[2][1]
+        if self.paths is not None:
+            self.paths[issuer].feed(code)
+
+    def busiest(self) -> tuple[str, int]:
+        """``(unit, total op time)`` of the busiest unit (``("-", 0)`` when none worked)."""
+        if not self.work:
+            return "-", 0
+        name = max(self.work, key=self.work.get)
+        return name, self.work[name]
+
+    def bound(self) -> tuple[int, str]:
+        """``(bound, reason)``: the larger of the busiest unit's work and the critical path."""
+        unit_name, unit_work = self.busiest()
+        path = max((c.longest for c in self.paths or ()), default=0)
+        if unit_work >= path:
+            return unit_work, f"unit {unit_name} busy {unit_work} cycles"
+        return path, f"read-after-write chain of {path} cycles"
+
+
+class CriticalPath:
+    """The longest RAW chain through one issuer's tile ops, fed in program order."""
+
+    def __init__(self) -> None:
+        self.writers: dict[int, WrittenRegions] = {}
+        self.longest = 0
+
+    def feed(self, code: list[tuple]) -> None:
+        """Extend the chains by a chunk of instructions."""
+        writers, longest = self.writers, self.longest
+        for ins in code:
+            if ins[0] != ENQ and ins[0] != INLINE:
+                continue
+            item = ins[2]
+            if item[0] != TILE:
+                continue
+            start = 0
+            for buf, region, write, _ in item[3]:
+                if not write:
+                    written = writers.get(buf)
+                    if written is not None:
+                        ready = written.finish.get(region) if written.disjoint else None
+                        if ready is None:
+                            ready = written.ready(region)
+                        if ready > start:
+                            start = ready
+            finish = start + item[1]
+            for buf, region, write, _ in item[3]:
+                if write:
+                    written = writers.get(buf)
+                    if written is None:
+                        written = writers[buf] = WrittenRegions()
+                    entries = written.finish
+                    if written.cells is None and written.disjoint and region in entries:
+                        del entries[region]  # disjoint from the others: nothing else is covered
+                        entries[region] = finish
+                    else:
+                        written.write(region, finish)
+            if finish > longest:
+                longest = finish
+        self.longest = longest
+
+
+class WrittenRegions:
+    """The live writes of one buffer: region -> finish time, oldest first.
+
+    ``disjoint`` stays true while the regions are pairwise disjoint (slots, tiles): a read of
+    exactly one of them then depends on that write alone. Past :data:`INDEX_AT` regions, a grid
+    of cells (sized by the first region indexed) finds the regions a query may overlap, and
+    ``age`` orders them (before that, the dict's own order does).
     """
-    entry = writers.get(buf)
-    if entry is None:
-        writers[buf] = [{region: finish}, True]
-        return
-    entries = entry[0]
-    if region in entries and entry[1]:
-        del entries[region]  # disjoint from every other entry: nothing else is covered
-        entries[region] = finish
-        return
-    entries.pop(region, None)
-    for other in [r for r in entries if _contains(region, r)]:
-        del entries[other]
-    if entry[1]:
-        entry[1] = not any(_overlap(region, r) for r in entries)
-    entries[region] = finish
 
+    __slots__ = ("finish", "disjoint", "age", "clock", "cells", "size", "big")
 
-def _ready(entries: dict, region) -> int:
-    """Latest finish among the writers a read of ``region`` depends on (newest first)."""
-    ready = 0
-    newer: list = []
-    for written, finish in reversed(entries.items()):
-        if not _overlap(written, region):
-            continue
-        if _contains(written, region):
-            return max(ready, finish)
-        common = region_intersection(written, region)
-        if not any(_contains(n, common) for n in newer):
-            ready = max(ready, finish)
-        newer.append(written)
-    return ready
+    def __init__(self) -> None:
+        self.finish: dict[tuple, int] = {}
+        self.disjoint = True
+        self.age: dict[tuple, int] = {}
+        self.clock = 0
+        self.cells: dict[tuple, set] | None = None
+        self.size: tuple[int, ...] = ()
+        self.big: set = set()
+
+    def ready(self, region) -> int:
+        """Latest finish among the writes a read of ``region`` depends on (newest first)."""
+        if self.disjoint:
+            ready = self.finish.get(region)
+            if ready is not None:
+                return ready
+        ready = 0
+        newer: list = []
+        for written in self._overlapping(region, newest_first=True):
+            finish = self.finish[written]
+            if _contains(written, region):
+                return max(ready, finish)
+            common = region_intersection(written, region)
+            if not any(_contains(n, common) for n in newer):
+                ready = max(ready, finish)
+            newer.append(written)
+        return ready
+
+    def write(self, region, finish: int) -> None:
+        """Make ``region`` the newest write, dropping older writes it covers."""
+        entries = self.finish
+        if region in entries and self.disjoint:
+            self._remove(region)  # disjoint from every other entry: nothing else is covered
+            self._add(region, finish)
+            return
+        if region in entries:
+            self._remove(region)
+        overlapping = self._overlapping(region)
+        for other in overlapping:
+            if _contains(region, other):
+                self._remove(other)
+        if self.disjoint:
+            self.disjoint = not any(o in entries for o in overlapping)
+        self._add(region, finish)
+
+    def _add(self, region, finish: int) -> None:
+        self.finish[region] = finish
+        if self.cells is not None:
+            self.clock += 1
+            self.age[region] = self.clock
+            self._index(region)
+        elif len(self.finish) > INDEX_AT:
+            self.cells = {}
+            self.size = tuple(max(1, hi - lo) for lo, hi in region)
+            for known in self.finish:
+                self.clock += 1
+                self.age[known] = self.clock
+                self._index(known)
+
+    def _remove(self, region) -> None:
+        del self.finish[region]
+        if self.cells is not None:
+            del self.age[region]
+            keys = self._cell_keys(region)
+            if keys is None:
+                self.big.discard(region)
+            else:
+                for key in keys:
+                    cell = self.cells[key]
+                    cell.discard(region)
+                    if not cell:
+                        del self.cells[key]
+
+    def _index(self, region) -> None:
+        keys = self._cell_keys(region)
+        if keys is None:
+            self.big.add(region)
+            return
+        for key in keys:
+            self.cells.setdefault(key, set()).add(region)
+
+    def _cell_keys(self, region):
+        """The grid cells a region covers, or ``None`` when they are too many."""
+        spans = [range(lo // s, (hi - 1) // s + 1) for (lo, hi), s in zip(region, self.size,
+                                                                          strict=True)]
+        count = 1
+        for span in spans:
+            count *= len(span)
+        if count > MAX_CELLS:
+            return None
+        return product(*spans)
+
+    def _overlapping(self, region, newest_first: bool = False) -> list:
+        """The live regions overlapping ``region`` (newest first when asked)."""
+        if self.cells is None:
+            found = [r for r in self.finish if _overlap(r, region)]
+            return found[::-1] if newest_first else found
+        keys = self._cell_keys(region)
+        if keys is None:
+            found = [r for r in self.finish if _overlap(r, region)]
+        else:
+            near = set(self.big)
+            for key in keys:
+                cell = self.cells.get(key)
+                if cell:
+                    near.update(cell)
+            found = [r for r in near if _overlap(r, region)]
+        if newest_first:
+            found.sort(key=self.age.__getitem__, reverse=True)
+        return found
 
 
 def _overlap(a, b) -> bool:

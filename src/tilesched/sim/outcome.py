@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilesched.sim.critical_path import lower_bound
 from tilesched.sim.result import Blocked, SimResult
-from tilesched.sim.sync_check import check_barriers, check_flags
+from tilesched.sim.sync_check import check_barriers
 
 
 @dataclass
@@ -51,15 +50,15 @@ def diagnose_deadlock(e) -> list[Blocked] | None:
         a = agent.index
         if e.head[a] < len(e.items[a]):
             item = e.items[a][e.head[a]]
-            op = e.p.ops[item[2]]
+            op = e.p.op_of(item[2])
             blocked.append(Blocked(agent.name, op.name, op.loc, _flag_text(e, item[1])))
     return blocked or None
 
 
 def _issuer_blocked(e, i: int) -> Blocked:
     """Describe why issuer ``i`` cannot continue."""
-    ins = e.p.code[i][e.pc[i]]
-    op = e.p.ops[e._issuer_op_index(ins)]
+    ins = e.code[i][e.pc[i]]
+    op = e.p.op_of(e._issuer_op_index(ins))
     reason = e.block[i]
     name = e.p.agents[i].name
     if reason is None:
@@ -74,14 +73,14 @@ def _issuer_blocked(e, i: int) -> Blocked:
     else:
         agent = e.p.agents[reason[1]]
         text = (f"{agent.name} to finish its first {reason[2]} ops ({reason[3]}); "
-                f"it finished {e.head[reason[1]]}")
+                f"it finished {e.base[reason[1]] + e.head[reason[1]]}")
     return Blocked(name, op.name, op.loc, text)
 
 
 def _flag_text(e, flag: int) -> str:
     """What a wait on ``flag`` is missing."""
     f = e.p.flags[flag]
-    sets, waits = len(e.flag_sets[flag]), len(e.flag_waits[flag])
+    sets, waits = e.flags.sets[flag], e.flags.waits[flag]
     return (f"flag {f.pair} event {f.event} (wait #{waits + 1}, but it was set "
             f"{sets} time(s))")
 
@@ -89,7 +88,7 @@ def _flag_text(e, flag: int) -> str:
 def _cycles(e) -> int:
     """Time at which the last agent finished."""
     ends = [e.clock[i] for i in range(e.n_issuers)]
-    ends += [pm[-1] for pm in e.end_pm if pm]
+    ends += [e._unit_end(a.index) for a in e.p.agents[e.n_issuers:] if e.base[a.index] + e.head[a.index]]
     ends += e.res_free
     return int(max(ends, default=0))
 
@@ -98,27 +97,27 @@ def build_result(e) -> SimResult:
     """Assemble the SimResult after the run."""
     deadlock = diagnose_deadlock(e)
     cycles = _cycles(e)
-    peak = check_flags(e.p, e.flag_sets, e.flag_waits, e.findings)
+    peak = e.flags.finish(e._time_floor)
     if deadlock is None:
         check_barriers(e.p, e.bar_count, e.findings)
     units, agents = _utilization(e, cycles)
-    bound, reason = lower_bound(e.p) if e.want_bound else (0, "not computed")
+    bound, reason = e.bound.bound() if e.bound is not None else (0, "not computed")
     races = e.detector.races() if e.detector is not None else []
     timeline = None
     if e.records is not None:
-        timeline = Timeline(e.records, e.syncs,
-                            list(zip(e.flag_sets, e.flag_waits, strict=True)),
-                            {k: ({j: a[0] for j, a in arr.items()},
-                                 e.released.get(k, (None,))[0])
-                             for k, arr in e.arrivals.items()},
+        barriers = dict(e.barrier_log)
+        for k, arrived in e.arrivals.items():
+            if k not in e.released:
+                barriers[k] = ({j: a[0] for j, a in arrived.items()}, None)
+        timeline = Timeline(e.records, e.syncs, e.flags.history, barriers,
                             [a.name for a in e.p.agents], e.p.ops, e.p.flags)
-    return SimResult(e.trace.machine.name, cycles, bound, reason, units, races, deadlock,
+    return SimResult(e.machine.name, cycles, bound, reason, units, races, deadlock,
                      e.findings.list(), e.sync_ops, peak, e.tile_ops, agents, timeline)
 
 
 def _utilization(e, cycles: int) -> tuple[dict, dict]:
     """Busy cycles per machine unit (instances summed) and per agent."""
-    machine = e.trace.machine
+    machine = e.machine
     units = {name: {"busy": 0, "instances": 0} for name in machine.units}
     agents = {}
     for agent in e.p.agents[e.n_issuers:]:

@@ -15,12 +15,21 @@ instance per group, named ``UNIT@group``. Inline units are *resources* shared by
 from __future__ import annotations
 
 import bisect
+import functools
 from dataclasses import dataclass, field
 
-from tilesched.sim.trace import SYNC_OPS, Access, Trace, TraceError, TraceOp, group_share
+from tilesched.sim.trace import (
+    SYNC_OPS,
+    Access,
+    MachineModel,
+    Trace,
+    TraceError,
+    TraceOp,
+    group_share,
+)
 
-# Issuer opcodes.
-ENQ, INLINE, ISET, IWAIT, BALL, COMMIT, WAITG, BAR, PRIO, NOP = range(10)
+# Issuer opcodes (MARK: a loop boundary, see ``LoopMark``; it costs nothing).
+ENQ, INLINE, ISET, IWAIT, BALL, COMMIT, WAITG, BAR, PRIO, NOP, MARK = range(11)
 # Unit item opcodes (first field of an item enqueued with ENQ; INLINE carries a TILE item too).
 TILE, SET, WAIT, PIPE_BARRIER = range(4)
 
@@ -62,10 +71,29 @@ class Program:
 
     buffer_names: list[str] = field(default_factory=list)
     bases: list[int] = field(default_factory=list)  # index of each issuer's first op in ``ops``
+    memory: MemoryUse | None = None
+    machine: MachineModel | None = None
+
+    def __post_init__(self) -> None:
+        if self.memory is None:
+            self.memory = memory_use(self.code, self.agents)
 
     @property
     def issuer_count(self) -> int:
         return len(self.code)
+
+    def chunks(self, issuer: int):
+        """The issuer's instructions as an iterator of lists (here: one list, all of them)."""
+        return iter((self.code[issuer],))
+
+    def op_of(self, op: int) -> TraceOp:
+        """The trace op an instruction's op reference names."""
+        return self.ops[op]
+
+    @functools.cached_property
+    def max_pending(self) -> int:
+        """The largest ``wait_group`` pending count (how many committed groups to remember)."""
+        return max((ins[2] for code in self.code for ins in code if ins[0] == WAITG), default=0)
 
     def position(self, op: int) -> tuple[int, int]:
         """``(index in its issuer's program, issuer)``: program order first, then the group."""
@@ -300,7 +328,42 @@ class _Compiler:
         lds = self.machine.lds_unit
         lds_agent = [self.instances.get((lds, i)) if lds else None for i in range(len(code))]
         return Program(self.agents, self.inline_units, code, self.ops, self.flags, fed, lds_agent,
-                       self.violations, [b.name for b in self.buffers], bases)
+                       self.violations, [b.name for b in self.buffers], bases,
+                       machine=self.machine)
+
+
+@dataclass(frozen=True)
+class MemoryUse:
+    """Which agents touch which buffers, known before the run.
+
+    ``accessing``: agents that access memory at all (the only ones race-history pruning must
+    wait for); ``race_free``: buffers on which no race is possible (one agent touches them, or
+    nobody writes them), which the race detector skips.
+    """
+
+    accessing: list[int]
+    race_free: frozenset[int]
+
+
+def memory_use(code: list[list[tuple]], agents: list[Agent]) -> MemoryUse:
+    """:class:`MemoryUse` of compiled per-issuer instruction lists."""
+    users: dict[int, set[int]] = {}
+    written: set[int] = set()
+    for i, body in enumerate(code):
+        for ins in body:
+            if ins[0] == INLINE:
+                agent = i
+            elif ins[0] == ENQ and ins[2][0] == TILE:
+                agent = ins[1]
+            else:
+                continue
+            for buf, _, write, _ in ins[2][3]:
+                users.setdefault(buf, set()).add(agent)
+                if write:
+                    written.add(buf)
+    accessing = sorted(set().union(*users.values())) if users else []
+    free = {buf for buf, who in users.items() if len(who) == 1 or buf not in written}
+    return MemoryUse(accessing, frozenset(free))
 
 
 def virtual_buffer(buf: int, issuer: int, count: int) -> int:
