@@ -7,10 +7,13 @@ pass builds the IR-independent scheduling graph of ``schedule/modulo/graph.py``:
   op's duration from the target's latency model (``latency`` property if given);
 - an edge per intra-iteration dependence (RAW, WAR, WAW; distance 0), and per loop-carried
   dependence with its iteration distance (``analysis.loop_carried_dependences``);
-- *buffer-reuse edges*: a loop-carried WAR / WAW on a buffer the function allocates can be
-  relaxed by multi-buffering (``software-pipeline`` gives it slots), so its distance becomes
-  ``distance + slots - 1`` for ``slots`` buffers (option ``slots``, default 2). Dependences on
-  function arguments keep their distance.
+- *buffer-reuse edges*: a loop-carried WAR / WAW on a buffer ``software-pipeline`` will
+  multi-buffer (:mod:`tilesched.analysis.multibuffer`: allocated by the function, used only in
+  the loop, every read covered by a write of the same iteration) can be relaxed by its slots,
+  so its distance becomes ``distance + slots - 1`` for ``slots`` buffers (option ``slots``,
+  default 2). Every other dependence keeps its distance: function arguments, and buffers that
+  carry a value from one iteration to the next (an in-place op such as
+  ``tile.rowexpand_sub %t, %m, %t`` with no covering write before it).
 
 It then calls :func:`schedule.modulo.modulo_schedule` (or the CP-SAT exact mode with
 ``exact=true``) and writes ``tile.stage = start // II`` and ``tile.order`` (the op's position
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import memref, scf
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i64
 from xdsl.ir import Operation
 
@@ -35,6 +38,7 @@ from tilesched.analysis.dependence import (
     loop_carried_dependences,
 )
 from tilesched.analysis.effects import effects_of
+from tilesched.analysis.multibuffer import accesses_by_root, single_buffer_reason
 from tilesched.analysis.units import op_cycles as tile_op_cycles
 from tilesched.analysis.units import op_route, region_cycles, region_unit
 from tilesched.ir.blocks import body_ops
@@ -148,22 +152,27 @@ def build_loop_graph(loop: scf.ForOp, nodes: dict[int, Operation], target: Targe
             graph.add_edge(f"n{dep.src}", f"n{dep.dst}")
     all_ops = list(loop.body.block.ops)
     index = {id(op): i for i, op in enumerate(ops)}
+    relaxable = _multibuffered_names(loop, all_ops)
     for dep in loop_carried_dependences(loop):
         src, dst = index.get(id(all_ops[dep.src])), index.get(id(all_ops[dep.dst]))
         if src in nodes and dst in nodes:
             distance = dep.distance
-            if dep.kind in ("WAR", "WAW") and _is_allocated(dep, all_ops):
+            if dep.kind in ("WAR", "WAW") and dep.buffer in relaxable:
                 distance += max(slots, 1) - 1
             graph.add_edge(f"n{src}", f"n{dst}", distance=distance)
     return graph
 
 
-def _is_allocated(dep, ops: list[Operation]) -> bool:
-    """Is the dependence on a buffer the function allocates (so it can be multi-buffered)?"""
-    for access in effects_of(ops[dep.dst]).accesses:
-        if buffer_name(access.region) == dep.buffer:
-            return isinstance(access.region.root.owner, memref.AllocOp)
-    return False
+def _multibuffered_names(loop: scf.ForOp, ops: list[Operation]) -> set[str]:
+    """Names of the buffers ``software-pipeline`` may multi-buffer
+    (:mod:`tilesched.analysis.multibuffer`); a name shared with a buffer it may not is left
+    out, so its dependences keep their distances."""
+    accesses = accesses_by_root([effects_of(op) for op in ops])
+    yes, no = set(), set()
+    for root, found in accesses.items():
+        name = buffer_name(found[0][1].region)
+        (no if single_buffer_reason(root, found, loop) else yes).add(name)
+    return yes - no
 
 
 def annotate(loop: scf.ForOp, nodes: dict[int, Operation], starts: dict[str, int], ii: int,

@@ -4,9 +4,9 @@
   iterations (the smallest conflicting distance per pair of accesses, as in
   :mod:`tilesched.analysis.dependence`), except the carried ones on buffers that
   will be multi-buffered: those get their distance from the slot count.
-- Multi-buffer candidates: ``memref.alloc`` buffers used only inside the loop
-  whose every read is covered by an earlier write of the same iteration (so no
-  value flows from one iteration to the next through them).
+- Multi-buffer candidates: :mod:`tilesched.analysis.multibuffer` (``memref.alloc``
+  buffers used only inside the loop whose every read is covered by an earlier write
+  of the same iteration, so no value flows from one iteration to the next through them).
 - Execution modes (group targets): the async queues an op issues to and whether
   part of it runs on the issuer.
 """
@@ -16,13 +16,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from xdsl.dialects import memref, scf
+from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
-from tilesched.analysis.affine import Affine, constant_value
+from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import block_dependences, min_conflict_distance
-from tilesched.analysis.effects import Access, effects_of
-from tilesched.analysis.regions import Interval, Region, root_region
+from tilesched.analysis.effects import effects_of
+from tilesched.analysis.multibuffer import accesses_by_root, single_buffer_reason
+from tilesched.analysis.regions import root_region
 from tilesched.analysis.units import op_route
 from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
 from tilesched.schedule.pipeline.stages import RAW, UNKNOWN, WAR, WAW, Edge, StagedOp
@@ -63,9 +64,9 @@ def build_model(loop: scf.ForOp, parts: BodyParts, target: Target) -> LoopModel:
         queues, inline = run_mode(op, target) if groups else (frozenset(), True)
         ops[i] = StagedOp(i, stage_of(op), order_of(op), queues, inline)
     model = LoopModel(loop, parts, ops, [])
-    accesses = _accesses_by_root(effects)
+    accesses = accesses_by_root(effects)
     for root, found in accesses.items():
-        reason = _single_reason(root, found, loop)
+        reason = single_buffer_reason(root, found, loop)
         if reason is None:
             key = f"b{len(model.roots)}"
             model.roots[key] = root
@@ -87,62 +88,6 @@ def build_model(loop: scf.ForOp, parts: BodyParts, target: Target) -> LoopModel:
         else:
             model.edge_buffer[edge] = "unknown memory"
     return model
-
-
-def _accesses_by_root(effects) -> dict[SSAValue, list[tuple[int, Access]]]:
-    found: dict[SSAValue, list[tuple[int, Access]]] = defaultdict(list)
-    for i, eff in enumerate(effects):
-        for access in eff.accesses:
-            found[access.region.root].append((i, access))
-    return found
-
-
-def _single_reason(root: SSAValue, found: list[tuple[int, Access]], loop: scf.ForOp) -> str | None:
-    """Why ``root`` cannot get more versions, or None when it can."""
-    if not isinstance(root.owner, memref.AllocOp):
-        return "it is not a memref.alloc of this function"
-    if not all(loop.is_ancestor(use) for use in _uses(root)):
-        return "it is also used outside the loop"
-    if not any(a.write for _, a in found):
-        return "the loop never writes it"
-    for i, access in found:
-        if not access.write and not _covered(i, access.region, found, loop):
-            return "an iteration reads a value an earlier iteration wrote"
-    return None
-
-
-def _uses(value: SSAValue) -> list[Operation]:
-    """Ops using ``value`` directly or through views and slots of it."""
-    out = []
-    for use in value.uses:
-        op = use.operation
-        if isinstance(op, ViewOp | SlotOp):
-            out.extend(_uses(op.result))
-        else:
-            out.append(op)
-    return out
-
-
-def _covered(reader: int, region: Region, found: list[tuple[int, Access]],
-             loop: scf.ForOp) -> bool:
-    """Is the read covered by an earlier write of the same iteration that always happens
-    (made by an op directly in the body, not inside a conditional or nested loop)?"""
-    for i, access in found:
-        if (i < reader and access.write and access.op.parent_op() is loop
-                and _contains(access.region, region)):
-            return True
-    return False
-
-
-def _contains(outer: Region, inner: Region) -> bool:
-    return all(_interval_contains(x, y) for x, y in zip(outer.dims, inner.dims, strict=True))
-
-
-def _interval_contains(x: Interval, y: Interval) -> bool:
-    if isinstance(x.start, Affine) and isinstance(y.start, Affine):
-        delta = y.start - x.start
-        return delta.is_constant and 0 <= delta.const and delta.const + y.size <= x.size
-    return x.start is not None and x.start == y.start and y.size <= x.size
 
 
 def _carried_edges(loop: scf.ForOp, effects, candidates: set[SSAValue],
