@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tilesched.schedule.modulo.reservation_table import ModuloReservationTable
+from tilesched.schedule.modulo.reservation_table import Footprint, ModuloReservationTable
 
 
 def test_capacity_counts_per_row():
@@ -54,3 +56,50 @@ def test_pressure_prefers_empty_rows():
     table = ModuloReservationTable(2, [2])
     table.commit(1, ((0, 0),), 0)
     assert table.pressure(((0, 0),), 1) < table.pressure(((0, 0),), 0)
+
+
+# ----------------------------------------------------------- bit-set operations vs. counting
+
+@st.composite
+def footprints(draw, columns: int):
+    """Runs of cycles on random columns, possibly longer than II or overlapping."""
+    cells = []
+    for _ in range(draw(st.integers(1, 3))):
+        off, col, length = draw(st.integers(0, 12)), draw(st.integers(0, columns - 1)), \
+            draw(st.integers(1, 9))
+        cells += [(off + k, col) for k in range(length)]
+    return tuple(sorted(cells))
+
+
+def _fits(counts, capacity, ii, cells, start) -> bool:
+    need: dict = {}
+    for off, col in cells:
+        key = ((start + off) % ii, col)
+        need[key] = need.get(key, 0) + 1
+    return all(counts.get(key, 0) + n <= capacity[key[1]] for key, n in need.items())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 12), st.lists(st.integers(1, 3), min_size=1, max_size=3), st.data())
+def test_bit_set_probes_agree_with_counting(ii, capacity, data):
+    table = ModuloReservationTable(ii, capacity)
+    counts: dict = {}
+    for node in range(data.draw(st.integers(0, 5))):
+        cells = data.draw(footprints(len(capacity)))
+        start = data.draw(st.integers(0, 30))
+        if _fits(counts, capacity, ii, cells, start):
+            table.commit(node, Footprint(cells), start)
+            for off, col in cells:
+                key = ((start + off) % ii, col)
+                counts[key] = counts.get(key, 0) + 1
+    probe = Footprint(data.draw(footprints(len(capacity))))
+    expected = [_fits(counts, capacity, ii, probe.cells, s) for s in range(ii)]
+    assert [table.probe(probe, s) for s in range(ii)] == expected
+    rows = table.start_rows(probe)
+    assert [bool(rows >> s & 1) for s in range(ii)] == expected
+    for s in range(ii):
+        overflow = {(c.row, c.column) for c in table.conflicts(probe, s)}
+        assert bool(overflow) != expected[s]
+    refused = table.refusals(probe, (1 << ii) - 1)
+    assert sum(1 for ok in expected if not ok) <= sum(refused.values())
+    assert all(refused.values()) and (not refused) == all(expected)
