@@ -23,7 +23,7 @@ EXIT_INTERNAL_ERROR = 3
 EXIT_INTERRUPTED = 130
 
 # Subcommand modules, in the order `tilesched --help` lists them.
-COMMANDS = ["demo", "opt", "sim", "equiv", "modulo", "targets", "passes", "tune"]
+COMMANDS = ["demo", "opt", "sim", "report", "equiv", "modulo", "targets", "passes", "tune"]
 
 
 class _ArgumentParser(argparse.ArgumentParser):
