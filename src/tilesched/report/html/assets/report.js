@@ -229,7 +229,8 @@
       if (two) tr.appendChild(diffCell(values[0], values[1], diff));
       table.appendChild(tr);
     }
-    section.appendChild(table);
+    const side = el('div', { cls: 'summary-tables' }, [el('div', null, [table])]);
+    section.appendChild(side);
     section.appendChild(el('p', { cls: 'note', text: 'bound: ' + lastRun.summary.boundReason +
       '. Cycles are simulated on the target\u2019s machine model (docs/simulator.md).' }));
     // utilization per unit
@@ -242,8 +243,7 @@
         RUNS.map((r) => el('td', { text: fmt((r.summary.units[unit] || {}).busy) })),
         RUNS.map((r) => el('td', { text: pct((r.summary.units[unit] || { utilization: 0 }).utilization) })))));
     }
-    section.appendChild(el('h2', { text: 'Utilization per unit', style: 'margin-top:12px' }));
-    section.appendChild(ut);
+    side.appendChild(el('div', null, [ut]));
     const peaks = RUNS.map((r) => Object.entries(r.summary.peakLiveEvents));
     if (peaks.some((p) => p.length)) {
       section.appendChild(el('p', { cls: 'note' }, RUNS.map((r, i) => el('div', {
@@ -452,7 +452,7 @@
       if (pick) {
         const run = RUNS[pick.run];
         for (const [s, t, k] of orderingEdges(run, pick.e)) drawEdge(pick.run, s, t, k, 2);
-        outline(pick.run, pick.e, '#000', 2);
+        outline(pick.run, pick.e, '#000', 2, 2); // outside any race or critical outline
       }
     }
     window.tilesched.lastDrawMs = performance.now() - started;
@@ -695,13 +695,13 @@
     return { x0: X(run.ev.s[e]), x1: X(run.ev.e[e]), y: b.y + 3, h: b.h - 6 };
   }
 
-  function outline(runIndex, e, color, width) {
-    const box = boxOf(runIndex, e);
+  function outline(runIndex, e, color, width, pad) {
+    const box = boxOf(runIndex, e), p = pad || 0;
     const w = Math.max(box.x1 - box.x0, 3);
     ctx.strokeStyle = color;
     ctx.lineWidth = width;
-    ctx.strokeRect(box.x0 - width / 2 - (w > box.x1 - box.x0 ? 1 : 0), box.y - width / 2,
-      w + width, box.h + width);
+    ctx.strokeRect(box.x0 - width / 2 - p - (w > box.x1 - box.x0 ? 1 : 0), box.y - width / 2 - p,
+      w + width + 2 * p, box.h + width + 2 * p);
     ctx.lineWidth = 1;
   }
 
@@ -1023,6 +1023,14 @@
       zoomTo(s, f);
       select({ run: ri, e: run.focus[run.focus.length - 1] });
     }
+    const sides = [race.first, race.second];
+    details.insertBefore(el('div', { cls: 'race-box' }, [
+      el('div', { cls: 'd-title', text: 'race on ' + race.buffer + (race.count > 1 ? ' (x' + race.count + ')' : '') +
+        ' (' + run.label + '): no sync orders these two accesses' })].concat(sides.map((side, k) =>
+      el('div', null, [side.op + ' on ' + side.unit + ' at ', locLink(side.loc),
+        ' (' + side.events.length + ' executed instances highlighted' +
+        (run.focus[k] !== undefined ? ', e.g. cycles ' + fmt(run.ev.s[run.focus[k]]) + '-' +
+          fmt(run.ev.e[run.focus[k]]) : '') + ')'])))), details.firstChild);
     document.getElementById('timeline').scrollIntoView({ block: 'start' });
   }
 
@@ -1136,5 +1144,25 @@
   clampView();
   resize();
   for (const lv of listingViews) renderListing(lv);
+  followHash();
+  window.addEventListener('hashchange', followHash);
   document.body.dataset.ready = '1';
+
+  function followHash() {
+    // #race=RUN:I focuses a race, #op=RUN:E selects an op, #SECTION scrolls to a section
+    const hash = decodeURIComponent(location.hash.slice(1));
+    const m = /^(race|op)=(\d+):(\d+)$/.exec(hash);
+    if (m) {
+      const ri = Number(m[2]), i = Number(m[3]), run = RUNS[ri];
+      if (!run) return;
+      if (m[1] === 'race' && i < run.findings.races.length) focusRace(ri, i);
+      if (m[1] === 'op' && i < run.n) {
+        zoomTo(run.ev.s[i], run.ev.e[i]);
+        select({ run: ri, e: i });
+        document.getElementById('timeline').scrollIntoView({ block: 'start' });
+      }
+    } else if (/^[a-z]+$/.test(hash) && document.getElementById(hash)) {
+      document.getElementById(hash).scrollIntoView({ block: 'start' });
+    }
+  }
 })();
