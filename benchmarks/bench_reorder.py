@@ -25,6 +25,8 @@ import random
 import statistics
 import time
 
+import figures
+
 from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.examples import example_path
 from tilesched.ir import parse_text, print_module
@@ -199,6 +201,8 @@ def runtime_rows() -> list[str]:
             text = make(statements)
             reorder = _pass_seconds(text, "reorder-events")
             sync = _pass_seconds(text, "insert-sync")
+            figures.add_row("reorder", "runtime", input=label, statements=statements,
+                            reorder_s=reorder[0], insert_sync_s=sync[0])
             rows.append(f"| {label} | {statements:,} | {reorder[0]:.2f} / {reorder[1]:.2f} | "
                         f"{_dependence_seconds(text):.2f} | {sync[0]:.2f} / {sync[1]:.2f} |")
     return rows

@@ -8,6 +8,8 @@ from __future__ import annotations
 import random
 import time
 
+import figures
+
 from tilesched.examples import EXAMPLES, example_path
 from tilesched.ir import parse_text, print_module
 from tilesched.sim.engine import simulate
@@ -43,6 +45,8 @@ def example_rows() -> list[str]:
                 continue  # the naive baseline is defined for flag targets
             module, static, _ = _synced(text, target, pipeline)
             result = simulate(lower_module(module, target))
+            figures.add_row("sync", "kernels", kernel=example.name, target=target.name,
+                            pipeline=pipeline, cycles=result.cycles, bound=result.bound)
             rows.append(f"| {example.name} | {target.name} | {label} | {static} | {result.sync_ops} "
                         f"| {result.cycles} | {result.bound} | {result.cycles / result.bound:.2f} "
                         f"| {len(result.races)} | {_faults(result)} |")
@@ -91,6 +95,7 @@ def runtime_rows() -> list[str]:
     rows = ["| statements | insert-sync seconds | sync ops inserted |", "|---:|---:|---:|"]
     for statements in (100, 1000, 10000):
         _, static, seconds = _synced(straight_line_program(statements), target, "insert-sync")
+        figures.add_row("sync", "runtime", statements=statements, seconds=seconds)
         rows.append(f"| {statements} | {seconds:.2f} | {static} |")
     return rows
 

@@ -5,6 +5,11 @@ Markdown section (a ``## `` heading and its tables). Sections not named on the
 command line keep their previous text, so one slow section need not be re-run
 to refresh another. All ratios inside one section are measured in one process,
 side by side, because these machines are shared and noisy.
+
+The rows a section records with ``figures.add_row`` are saved to
+``benchmarks/results/SECTION.json``; after the sections ran, the ``figures``
+section is redrawn from all saved results (matplotlib PNGs in
+``benchmarks/img/``). ``run_all.py figures`` only redraws them.
 """
 
 from __future__ import annotations
@@ -38,14 +43,17 @@ def _load(section: str):
     path = ROOT / "benchmarks" / f"bench_{section}.py"
     spec = importlib.util.spec_from_file_location(f"bench_{section}", path)
     module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.parent))
     spec.loader.exec_module(module)
     return module
 
 
+sys.path.insert(0, str(ROOT / "benchmarks"))  # bench modules import their helpers by name
+import figures  # noqa: E402  (the same module object the bench modules record into)
+
+
 def main(argv: list[str]) -> int:
     available = sorted(p.stem[len("bench_"):] for p in (ROOT / "benchmarks").glob("bench_*.py"))
-    wanted = argv or available
+    wanted = [s for s in argv if s != "figures"] if argv else available
     unknown = [s for s in wanted if s not in available]
     if unknown:
         print(f"unknown section(s) {unknown}; available: {available}", file=sys.stderr)
@@ -54,8 +62,11 @@ def main(argv: list[str]) -> int:
     for name in wanted:
         start = time.perf_counter()
         print(f"running {name} ...", file=sys.stderr, flush=True)
+        figures.start(name)
         sections[name] = _load(name).run().rstrip() + "\n"
+        figures.save(name)
         print(f"  {name}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    sections["figures"] = figures.plot_all().rstrip() + "\n"
     body = "".join(
         f"\n<!-- section:{name} -->\n{sections[name]}<!-- /section -->\n" for name in sorted(sections)
     )

@@ -119,3 +119,20 @@ def test_standard_input(tmp_path, capsys, monkeypatch):
     assert code == 0
     assert [listing["name"] for listing in _page_data(out)["listings"]] == [
         "<stdin>", "<stdin>.after.mlir"]
+
+
+def test_deadlock_is_reported_with_who_waits_for_what(tmp_path, capsys):
+    src = tmp_path / "dead.mlir"
+    src.write_text(
+        'builtin.module {\n  func.func @f(%a: memref<16x16xf16, "GM">) {\n'
+        '    %x = memref.alloc() : memref<16x16xf16, "UB">\n'
+        '    sync.wait_flag "MTE2" -> "V", 0\n'
+        '    tile.exp %x, %x : memref<16x16xf16, "UB">, memref<16x16xf16, "UB">\n'
+        "    func.return\n  }\n}\n")
+    out = tmp_path / "r.html"
+    code, stdout, _ = _run(["report", str(src), "-o", str(out)], capsys)
+    assert code == 1 and "deadlock" in stdout
+    (run,) = _page_data(out)["runs"]
+    (blocked,) = run["findings"]["deadlock"]
+    assert blocked["agent"] == "V" and blocked["loc"] == f"{src}:4:5"
+    assert "MTE2->V" in blocked["waiting_for"] and run["rows"][blocked["row"]]["name"] == "V"

@@ -116,6 +116,9 @@ def test_wait_group_waits_for_the_last_op_of_the_group_it_needs():
     assert (table.dep[wait], table.dep_kind[wait]) == (first, "group")
     assert table.end[wait] == table.end[first] == 100  # not the second group (pending=1)
     assert table.queue_of[wait] == table.rows.index("ASYNC0")
+    (commit,) = _by_loc(table, "c:2:1")  # the commit that closed the group it needed
+    assert {(table.loc(s), k) for s, t, k in table.edges if t == wait} == {
+        ("c:1:1", "group"), ("c:2:1", "group")} and commit >= 0
 
 
 def test_barriers_wait_for_the_partner_group_and_never_for_themselves():

@@ -15,8 +15,8 @@ the fact and without re-simulating:
   the k-th set), the last op of the group a ``wait_group`` needed, the last group to reach a
   barrier, the unit ops a ``barrier_all`` or a ``local`` barrier drained;
 - *sync edges*: for every executed sync op, the events it was ordered after (set -> wait,
-  group's last op -> wait_group, other groups' arrival -> barrier, drained ops -> barrier_all),
-  whether it blocked or not;
+  commit -> wait_group and the group's last op -> wait_group, other groups' arrival -> barrier,
+  drained ops -> barrier_all), whether it blocked or not;
 - the *critical path*: from the op that finished last, follow each event's cause back to time 0.
 
 Events are kept as parallel lists (columns): a 100k-op run is 100k rows, built in well under a
@@ -173,6 +173,7 @@ class _Attribution:
         self.pipelined = pipelined
         self.n_issuers = len(machine.issuers)
         self.agent_index = {name: a for a, name in enumerate(table.rows)}
+        self.group_commits: dict[int, int] = {}  # wait_group -> commit of the group it needs
         self.group_waits = self._group_waits()
         self.resource_prev = self._resource_prev()
         self.barriers = self._barriers()
@@ -189,6 +190,7 @@ class _Attribution:
         t, out = self.t, {}
         items: dict[int, list[int]] = {}
         committed: dict[int, list[int]] = {}
+        commits: dict[int, list[int]] = {}  # the commit events, parallel to ``committed``
         for e in sorted(range(len(t)), key=t.op.__getitem__):
             a = t.agent[e]
             if a >= self.n_issuers:
@@ -205,10 +207,13 @@ class _Attribution:
             enqueued = items.get(unit_agent, [])
             if op.name == "sync.commit_group":
                 done.append(len(enqueued))
+                commits.setdefault(unit_agent, []).append(e)
                 continue
             oldest_open = len(done) - max(0, int(op.props.get("pending", 0)))
-            if oldest_open > 0 and done[oldest_open - 1] > 0:
-                out[e] = enqueued[done[oldest_open - 1] - 1]
+            if oldest_open > 0:
+                self.group_commits[e] = commits[unit_agent][oldest_open - 1]
+                if done[oldest_open - 1] > 0:
+                    out[e] = enqueued[done[oldest_open - 1] - 1]
         return out
 
     def _queue_agent(self, op: TraceOp, issuer: int) -> int | None:
@@ -297,6 +302,8 @@ class _Attribution:
             sources.append((self.flag_sources[e], FLAG))
         elif name == WAIT_GROUP and e in self.group_waits:
             sources.append((self.group_waits[e], GROUP))
+            if e in self.group_commits:  # commit -> wait: which group it was (never its cause)
+                t.edges.append((self.group_commits[e], e, GROUP))
         elif name in BARRIERS:
             self._barrier_sources(e)
             return
