@@ -134,7 +134,7 @@ def cycles_figure() -> str | None:
     kernels = list(dict.fromkeys(r["kernel"] for r in rows))
     pipelines = list(dict.fromkeys(r["pipeline"] for r in rows))
     colors = ["#bab0ac", "#4e79a7", "#59a14f", "#f28e2b", "#e15759"]
-    fig, ax = plt.subplots(figsize=(10, 0.42 * len(kernels) * max(1, len(pipelines) / 2) + 1.2))
+    fig, ax = plt.subplots(figsize=(10, 0.3 * len(kernels) * max(1, len(pipelines) / 2) + 1.2))
     height = 0.8 / len(pipelines)
     for k, pipeline in enumerate(pipelines):
         ys, xs = [], []
@@ -177,14 +177,18 @@ def pass_time_figure() -> str | None:
         points.sort()
         left.plot([p[0] for p in points], [max(p[1], 1e-4) for p in points], marker="o",
                   label=f"{name} ({_slope(points)})")
-    if series:
+    if not series:
+        left.set_axis_off()
+    else:
         left.set_xscale("log")
         left.set_yscale("log")
         left.set_xlabel("statements")
         left.set_ylabel("seconds")
         left.legend(fontsize=7)
         left.set_title("reorder-events and insert-sync")
-    if graphs:
+    if not graphs:
+        right.set_axis_off()
+    else:
         right.scatter([r["nodes"] for r in graphs], [max(r["seconds"], 1e-4) for r in graphs],
                       s=10, alpha=0.6, color="#76b7b2")
         right.set_xscale("log")
