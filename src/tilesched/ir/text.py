@@ -29,6 +29,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from tilesched.diagnostics import Location, TileschedError
+from tilesched.ir.fast_parse import FastParseCache, parse_fast_op
 from tilesched.ir.sync import Sync
 from tilesched.ir.tile import Tile
 
@@ -62,21 +63,24 @@ _PLAIN_MEMREF = re.compile(r'memref<(?:[^<>{}()\[\]"\\]|"[^"\\]*")*>')
 class _LocatingParser(Parser):
     """xDSL's MLIR parser, recording ``file:line:col`` of each op it reads.
 
-    Three additions, all about large or hostile input:
+    Four additions, all about large or hostile input:
     - line numbers come from a table of line starts (binary search), not from counting the
       newlines before every op, which made parsing quadratic in the file size;
     - a memref type spelled exactly as one seen before is not parsed again (kernels repeat a few
       types thousands of times; xDSL builds and verifies each ``MemRefType`` afresh);
+    - the ops big kernels consist of are read by a fast path (:mod:`tilesched.ir.fast_parse`);
     - op nesting deeper than :data:`MAX_NESTING` and literals that do not fit their type are
       located parse errors.
     """
 
-    def __init__(self, ctx: Context, text: str, filename: str):
+    def __init__(self, ctx: Context, text: str, filename: str, fast_path: bool = True):
         super().__init__(ctx, text, filename)
+        self._fast_path = fast_path
         self._text = text
         self._filename = StringAttr(filename)
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self._types: dict[str, Attribute] = {}
+        self._fast = FastParseCache(self._types)
         self._depth = 0
 
     def location_at(self, offset: int) -> tuple[int, int]:
@@ -89,11 +93,14 @@ class _LocatingParser(Parser):
         if self._depth >= MAX_NESTING:
             self.raise_error(f"ops nested deeper than {MAX_NESTING} levels (regions inside "
                              "regions) are not supported")
-        self._depth += 1
-        try:
-            op = super().parse_operation()
-        finally:
-            self._depth -= 1
+        op = parse_fast_op(self, self._fast) if self._fast_path else None
+        if op is None:
+            self._resume_from(start)
+            self._depth += 1
+            try:
+                op = super().parse_operation()
+            finally:
+                self._depth -= 1
         if not isinstance(op.location, FileLineColLoc):
             line, column = self.location_at(start)
             op.location = FileLineColLoc(self._filename, IntAttr(line), IntAttr(column))
@@ -134,11 +141,13 @@ class _LocatingParser(Parser):
 _FLOAT_LITERAL = re.compile(r"(-?\s*[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?)\s*(?::\s*([\w.]+))?")
 
 
-def parse_text(text: str, filename: str = "<stdin>") -> ModuleOp:
-    """Parse MLIR text into a module; errors are located :class:`TileschedError`."""
+def parse_text(text: str, filename: str = "<stdin>", fast_path: bool = True) -> ModuleOp:
+    """Parse MLIR text into a module; errors are located :class:`TileschedError`.
+    ``fast_path=False`` reads every op with xDSL's own parser (same result, slower: for
+    comparisons in tests and benchmarks)."""
     if not re.sub(r"//[^\n]*", "", text).strip():
         return ModuleOp([])  # like mlir-opt, an empty file is an empty module
-    parser = _LocatingParser(make_context(), text, filename)
+    parser = _LocatingParser(make_context(), text, filename, fast_path)
     try:
         module = parser.parse_module()
     except ParseError as err:

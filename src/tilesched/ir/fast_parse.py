@@ -1,0 +1,250 @@
+"""A fast path for the ops large tile programs are made of (parse + verify of 50k ops < 5 s).
+
+xDSL parses an op written in a declarative assembly format token by token, checking constraints
+as it goes, at roughly 0.2 ms per op; an unrolled or synchronized kernel of 50k ops took about
+10 s to read. Almost all of those ops have one of three shapes:
+
+    tile.add %a, %b, %c {attrs} : memref<...>, memref<...>, memref<...>
+    %v = tile.view %src[%i, %j] {sizes = array<i64: 16, 16>} : memref<...> -> memref<...>
+    sync.set_flag "MTE2" -> "V", 3
+
+:func:`parse_fast_op` recognizes these shapes with regular expressions on the source text,
+takes their types from the parser's cache of types already parsed, resolves operands and
+defines results with xDSL's own parser methods (so forward references, type mismatches and
+redefinitions behave and are reported exactly as before) and builds the op with
+``Operation.create``, like xDSL's generic-form parser. Anything else — an unknown type spelling,
+a property that does not satisfy its constraint, a missing property, an operand of the wrong
+kind, comments, line breaks inside the op, a trailing ``loc(...)`` — returns None and xDSL's
+parser reads the op from its start as usual (and reports its errors). The equivalence of both paths is tested on
+every example and lit input (tests/ir/test_fast_parse.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from xdsl.dialects import builtin
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
+from xdsl.ir import Attribute, Operation
+from xdsl.irdl import IRDLOperation, OperandDef, OptionalDef, ParsePropInAttrDict
+from xdsl.irdl.constraints import VerificationContext
+from xdsl.parser.core import UnresolvedOperand
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.lexer import Span
+
+from tilesched.ir.sync import SetFlagOp, WaitFlagOp
+from tilesched.ir.tile import SlotOp, ViewOp
+
+SCALAR_TYPES: dict[str, Attribute] = {
+    "f16": builtin.f16, "bf16": builtin.bf16, "f32": builtin.f32, "f64": builtin.f64,
+    "index": builtin.IndexType(), "i1": builtin.i1, "i8": builtin.i8, "i16": builtin.i16,
+    "i32": builtin.i32, "i64": builtin.i64,
+}
+
+_VALUE = r"%[A-Za-z0-9_$.\-]+"
+_RESULT = re.compile(rf"({_VALUE})[ \t]*=[ \t]*")
+_NAME = re.compile(r"((?:tile|sync)\.\w+)[ \t]+")
+_OPERANDS = re.compile(rf"{_VALUE}(?:[ \t]*,[ \t]*{_VALUE})*")
+_ONE_VALUE = re.compile(_VALUE)
+_INDEXED = re.compile(rf"({_VALUE})[ \t]*\[[ \t]*((?:{_OPERANDS.pattern})?)[ \t]*\][ \t]*")
+_FLAG = re.compile(r'"([A-Za-z0-9_]+)"[ \t]*->[ \t]*"([A-Za-z0-9_]+)"[ \t]*,[ \t]*([0-9]{1,18})[ \t]*')
+_TYPE = re.compile(r'[ \t]*(memref<(?:[^<>{}()\[\]"\\\n]|"[^"\\\n]*")*>|[a-z]+[0-9]*)[ \t]*')
+_SPACES = re.compile(r"[ \t]*")
+_END = re.compile(r"[ \t]*(?:\n|$)")
+
+# The declarative formats the shapes stand for (an op with another format is never fast-parsed).
+_OPERANDS_FORMAT = re.compile(r"\$\w+(?: `,` \$\w+)* attr-dict `:` type\(\$\w+\)(?: `,` type\(\$\w+\))*")
+_WINDOW_FORMAT = "$source `[` $%s `]` attr-dict `:` type($source) `->` type($result)"
+_FLAG_FORMAT = "$src `->` $dst `,` $event attr-dict"
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """How an op class is written: ``operands``, ``window`` (view/slot) or ``flag``."""
+
+    kind: str
+    op: type[IRDLOperation]
+
+
+def fast_shape(op_class: type[Operation] | None) -> _Shape | None:
+    """The fast-path shape of an op class, or None when it has none."""
+    if op_class is None or not issubclass(op_class, IRDLOperation):
+        return None
+    if not any(isinstance(o, ParsePropInAttrDict) for o in getattr(op_class, "irdl_options", ())):
+        return None  # dictionary entries are attributes, not properties, for such an op
+    fmt = getattr(op_class, "assembly_format", None) or ""
+    definition = op_class.get_irdl_definition()
+    if op_class in (ViewOp, SlotOp):
+        operand = "offsets" if op_class is ViewOp else "index"
+        return _Shape("window", op_class) if fmt == _WINDOW_FORMAT % operand else None
+    if op_class in (SetFlagOp, WaitFlagOp):
+        return _Shape("flag", op_class) if fmt == _FLAG_FORMAT else None
+    if definition.results or definition.regions or not _OPERANDS_FORMAT.fullmatch(fmt):
+        return None
+    names = re.findall(r"\$(\w+)", fmt.split("attr-dict")[0])
+    typed = re.findall(r"type\(\$(\w+)\)", fmt)
+    operands = [name for name, _ in definition.operands]
+    if names != operands or typed != operands:
+        return None
+    if not all(type(d) is OperandDef for _, d in definition.operands):
+        return None
+    return _Shape("operands", op_class)
+
+
+@dataclass
+class FastParseCache:
+    """What one parser learned: ``types`` maps type spellings it parsed to their attribute,
+    ``shapes`` the :func:`fast_shape` of each op name, ``valid`` the op parts already checked
+    against their definition (types by identity: the parser keeps them alive)."""
+
+    types: dict[str, Attribute]
+    shapes: dict[str, _Shape | None] = field(default_factory=dict)
+    valid: set = field(default_factory=set)
+
+
+def parse_fast_op(parser, cache: FastParseCache) -> Operation | None:
+    """Parse the op at the parser's current token if it has a fast shape, else None (the
+    caller resumes the parser at the op's start)."""
+    text: str = parser._text  # noqa: SLF001 - the parser's own source text
+    start = parser._current_token.span.start  # noqa: SLF001
+    pos, result = start, None
+    if match := _RESULT.match(text, pos):
+        result, pos = (match.start(1), match.end(1)), match.end()
+    name = _NAME.match(text, pos)
+    if name is None:
+        return None
+    if name.group(1) not in cache.shapes:
+        cache.shapes[name.group(1)] = fast_shape(parser.ctx.get_optional_op(name.group(1)))
+    shape = cache.shapes[name.group(1)]
+    if shape is None or (result is None) != (shape.kind != "window"):
+        return None
+    reader = {"operands": _operands_op, "window": _window_op, "flag": _flag_op}[shape.kind]
+    parsed = reader(parser, text, name.end(), shape.op, cache)
+    if parsed is None:
+        return None
+    op, end = parsed
+    parser._resume_from(end)  # noqa: SLF001
+    if result is not None:
+        span = Span(result[0], result[1], parser.lexer.input)
+        parser._register_ssa_definition(text[result[0] + 1:result[1]], op.results, span)  # noqa: SLF001
+    return op
+
+
+def _operands_op(parser, text, pos, op_class, cache):
+    """``NAME %a, %b, %c {attrs}? : T, T, T``"""
+    values = _OPERANDS.match(text, pos)
+    if values is None:
+        return None
+    names = _spans(values)
+    tail = _attributes_and_types(parser, text, _SPACES.match(text, values.end()).end(), cache.types)
+    if tail is None:
+        return None
+    attributes, operand_types, end = tail
+    if len(operand_types) != len(names):
+        return None
+    return _build(parser, cache, op_class, names, operand_types, (), attributes, end)
+
+
+def _window_op(parser, text, pos, op_class, cache):
+    """``%r = tile.view %src[%i, %j] {attrs}? : T -> T`` (and ``tile.slot %src[%k]``)."""
+    window = _INDEXED.match(text, pos)
+    if window is None:
+        return None
+    source = _ONE_VALUE.match(text, window.start(1))
+    offsets = _spans(_OPERANDS.match(text, window.start(2))) if window.group(2) else []
+    tail = _attributes_and_types(parser, text, window.end(), cache.types, arrow=True)
+    if tail is None:
+        return None
+    attributes, (source_type, result_type), end = tail
+    operand_types = [source_type] + [SCALAR_TYPES["index"]] * len(offsets)
+    return _build(parser, cache, op_class, _spans(source) + offsets, operand_types,
+                  (result_type,), attributes, end)
+
+
+def _flag_op(parser, text, pos, op_class, cache):
+    """``sync.set_flag "SRC" -> "DST", EVENT`` (with an attribute dictionary: the slow path)."""
+    flag = _FLAG.match(text, pos)
+    if flag is None or not _END.match(text, flag.end()):
+        return None
+    properties = {"src": StringAttr(flag.group(1)), "dst": StringAttr(flag.group(2)),
+                  "event": IntegerAttr(int(flag.group(3)), i64)}
+    return _build(parser, cache, op_class, [], [], (), properties, flag.end())
+
+
+def _attributes_and_types(parser, text, pos, types, arrow: bool = False):
+    """``{attrs}? : T, T`` (or ``: T -> T``): (attributes, types, end) or None."""
+    attributes: dict[str, Attribute] = {}
+    if text.startswith("{", pos):
+        parser._resume_from(pos)  # noqa: SLF001
+        attributes = parser.parse_optional_attr_dict()
+        pos = _SPACES.match(text, parser._current_token.span.start).end()  # noqa: SLF001
+    if not text.startswith(":", pos):
+        return None
+    found, pos = [], pos + 1
+    while True:
+        written = _TYPE.match(text, pos)
+        if written is None:
+            return None
+        known = SCALAR_TYPES.get(written.group(1)) or types.get(written.group(1))
+        if known is None:
+            return None
+        found.append(known)
+        pos = written.end()
+        separator = "->" if arrow and len(found) == 1 else ","
+        if not text.startswith(separator, pos):
+            break
+        pos += len(separator)
+    if (arrow and len(found) != 2) or not _END.match(text, pos):
+        return None
+    return attributes, found, pos
+
+
+def _spans(values: re.Match) -> list[tuple[int, int]]:
+    """(start, end) of each ``%name`` in a matched operand list."""
+    return [(m.start(), m.end())
+            for m in _ONE_VALUE.finditer(values.string, values.start(), values.end())]
+
+
+def _build(parser, cache, op_class, names, operand_types, result_types, attributes, end):
+    """The op, or None when its parts break a constraint the slow path reports itself."""
+    definition = op_class.get_irdl_definition()
+    properties = {key: attributes.pop(key) for key in list(attributes) if key in definition.properties}
+    key = (op_class, tuple(map(id, operand_types)), tuple(map(id, result_types)),
+           tuple(properties.items()))
+    if key not in cache.valid:
+        if not _satisfies(definition, operand_types, result_types, properties):
+            return None
+        cache.valid.add(key)
+    operands = [parser.resolve_operand(UnresolvedOperand(Span(lo, hi, parser.lexer.input), 0), t)
+                for (lo, hi), t in zip(names, operand_types, strict=True)]
+    op = op_class.create(operands=operands, result_types=list(result_types), properties=properties,
+                         attributes=attributes)
+    return op, end
+
+
+def _satisfies(definition, operand_types, result_types, properties) -> bool:
+    """Do the parts meet the op definition's constraints (as xDSL's format parser checks)?"""
+    try:
+        context = VerificationContext()
+        for (_, operand), kind in zip(definition.operands, _grouped(definition, operand_types),
+                                      strict=True):
+            operand.constr.verify(kind, context)
+        for (_, result), kind in zip(definition.results, result_types, strict=True):
+            result.constr.verify((kind,), context)
+        for prop_name, prop in definition.properties.items():
+            if prop_name in properties:
+                prop.constr.verify(properties[prop_name], context)
+            elif not isinstance(prop, OptionalDef):
+                return False
+    except (VerifyException, ValueError):
+        return False
+    return True
+
+
+def _grouped(definition, operand_types) -> list[tuple[Attribute, ...]]:
+    """Operand types per operand definition: one each, the rest for a trailing variadic."""
+    fixed = len(definition.operands) - 1
+    if definition.operands and type(definition.operands[-1][1]) is not OperandDef:
+        return [(t,) for t in operand_types[:fixed]] + [tuple(operand_types[fixed:])]
+    return [(t,) for t in operand_types]
