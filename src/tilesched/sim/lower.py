@@ -25,9 +25,12 @@ from dataclasses import dataclass, replace
 
 from xdsl.dialects import affine, arith, func, memref, scf
 from xdsl.dialects.builtin import (
+    AnyFloat,
     DenseArrayBase,
     FloatAttr,
+    IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -116,7 +119,7 @@ class _Lowering:
             if isinstance(arg.type, MemRefType):
                 self.env[arg] = self._new_buffer(name, arg.type, True)
             elif name in self.args:
-                self.env[arg] = self.args[name]
+                self.env[arg] = _argument_value(name, self.args[name], arg.type, fn)
                 used.add(name)
             else:
                 raise TileschedError(f"function argument %{name} of @{fn.sym_name.data} needs a "
@@ -218,12 +221,16 @@ class _Lowering:
             dims = op.map.data.num_dims
             return op.map.data.eval(operands[:dims], operands[dims:])[0]
         values = [self.value(v, op) for v in op.operands]
+        if op.name not in _ARITH:
+            raise TileschedError(f"the simulator does not evaluate '{op.name}'", location_of(op))
         try:
-            return _ARITH[op.name](op, *values)
-        except KeyError:
-            raise TileschedError(f"the simulator does not evaluate '{op.name}'", location_of(op)) from None
+            return _wrap(op, _ARITH[op.name](op, *values))
         except ZeroDivisionError:
             raise TileschedError(f"division by zero in '{op.name}'", location_of(op)) from None
+        except (OverflowError, ValueError, TypeError) as err:  # shifts, float -> int of inf/nan
+            shown = ", ".join(str(v) for v in values)
+            raise TileschedError(f"'{op.name}' cannot be evaluated on ({shown}): {err}",
+                                 location_of(op)) from None
 
     # -------------------------------------------------------------- views and tile ops
 
@@ -348,6 +355,44 @@ def _cmpi(op, a, b):
     return [a == b, a != b, a < b, a <= b, a > b, a >= b][predicate]
 
 
+def _argument_value(name: str, value: int | float, type_, fn: func.FuncOp) -> int | float:
+    """An ``--arg`` value as the argument's type needs it: index and integer arguments take
+    integers only (``--arg n=2.5`` is refused, never truncated)."""
+    if isinstance(type_, IndexType | IntegerType) and not isinstance(value, int):
+        raise TileschedError(f"--arg {name}={value}: %{name} of @{fn.sym_name.data} is {type_}, "
+                             "which needs an integer", location_of(fn))
+    return float(value) if isinstance(type_, AnyFloat) else value
+
+
+def _bit_width(op: Operation) -> int:
+    """Bits of an op's integer result (index: 64)."""
+    result = op.results[0].type if op.results else None
+    return result.width.data if isinstance(result, IntegerType) else 64
+
+
+def _wrap(op: Operation, value):
+    """Integer results wrap around at their bit width, as on the machine (Python ints do not:
+    a loop squaring a value would otherwise grow it without bound)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return value
+    width = _bit_width(op)
+    if width == 1:
+        return value & 1
+    half = 1 << (width - 1)
+    return (value + half) % (1 << width) - half
+
+
+def _shift(op: Operation, a: int, b: int, left: bool) -> int:
+    """``arith.shli`` / ``shrsi`` / ``shrui``: amounts outside 0..width-1 give poison in MLIR,
+    an error here."""
+    width = _bit_width(op)
+    if not 0 <= b < width:
+        raise ValueError(f"shift amount {b} is outside 0..{width - 1}")
+    if left:
+        return a << b
+    return (a % (1 << width)) >> b if op.name == "arith.shrui" else a >> b
+
+
 def _trunc_div(a: int, b: int) -> int:
     """Integer division rounding toward zero (``arith.divsi``)."""
     quotient = abs(a) // abs(b)
@@ -372,9 +417,9 @@ _ARITH = {
     "arith.andi": lambda op, a, b: a & b,
     "arith.ori": lambda op, a, b: a | b,
     "arith.xori": lambda op, a, b: a ^ b,
-    "arith.shli": lambda op, a, b: a << b,
-    "arith.shrsi": lambda op, a, b: a >> b,
-    "arith.shrui": lambda op, a, b: a >> b,
+    "arith.shli": lambda op, a, b: _shift(op, a, b, left=True),
+    "arith.shrsi": lambda op, a, b: _shift(op, a, b, left=False),
+    "arith.shrui": lambda op, a, b: _shift(op, a, b, left=False),
     "arith.cmpi": _cmpi,
     "arith.select": lambda op, c, a, b: a if c else b,
     "arith.index_cast": lambda op, a: int(a),
