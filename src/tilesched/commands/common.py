@@ -4,6 +4,7 @@ verified module, writing an output file (through :mod:`tilesched.output_files`).
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Iterable
 
 from xdsl.dialects.builtin import ModuleOp
@@ -29,6 +30,32 @@ def load_verified(path: str, target: Target) -> ModuleOp:
 
 def target_from_args(args: argparse.Namespace) -> Target:
     return load_target(args.target)
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer >= 0 (a usage error, exit 2, otherwise)."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+_SIZE = re.compile(r"\s*([0-9]+)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
+
+
+def byte_size(text: str) -> int:
+    """An argparse type: bytes as ``1073741824``, ``512M``, ``4G``, ``2GiB`` (binary units),
+    at least 1."""
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"expected a size such as 512M or 4G, got '{text}'")
+    value = int(match.group(1)) << (10 * " kmgt".index(match.group(2).lower() or " "))
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 byte, got '{text}'")
+    return value
 
 
 def add_force_option(parser: argparse.ArgumentParser) -> None:

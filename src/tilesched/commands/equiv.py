@@ -2,7 +2,9 @@
 
 A runs in program order (each op finishes before the next), B on the simulator with its real
 concurrency, both on the same seeded inputs; exit 1 if any function-argument buffer differs
-(or B deadlocks), 0 if they agree, 2 on bad input.
+(or B deadlocks), 0 if they agree, 2 on bad input: programs whose argument buffers differ in
+number, shape or element type cannot be compared, and a program whose buffers need more than
+``--max-bytes`` of data is refused before anything is allocated.
 """
 
 from __future__ import annotations
@@ -10,11 +12,17 @@ from __future__ import annotations
 import argparse
 import json
 
-from tilesched.commands.common import add_common_arguments, target_from_args
+from tilesched.commands.common import (
+    add_common_arguments,
+    byte_size,
+    non_negative_int,
+    target_from_args,
+)
 from tilesched.commands.sim import add_arg_option, lower_file
+from tilesched.diagnostics import TileschedError
 from tilesched.report.sim_json import equiv_json
 from tilesched.report.sim_table import findings_lines
-from tilesched.sim.functional import equivalent
+from tilesched.sim.functional import DEFAULT_MAX_BYTES, equivalent, signature_mismatch
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +34,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("a", metavar="A", help="reference program (.mlir)")
     parser.add_argument("b", metavar="B", help="candidate program (.mlir)")
     add_arg_option(parser)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=0,
+                        help="seed of the random inputs, >= 0 (default 0)")
+    parser.add_argument("--max-bytes", type=byte_size, default=DEFAULT_MAX_BYTES, metavar="N",
+                        help="most buffer data one program may allocate, e.g. 512M or 4G "
+                             "(default 1G = 1 GiB)")
     parser.add_argument("--function", metavar="NAME", help="function to run (default: the first)")
     add_common_arguments(parser)
     parser.set_defaults(func=run)
@@ -37,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
     target = target_from_args(args)
     reference = lower_file(args.a, target, args, strict_args=False)
     candidate = lower_file(args.b, target, args, strict_args=False)
-    verdict = equivalent(reference, candidate, args.seed)
+    if problem := signature_mismatch(reference, candidate):
+        raise TileschedError(f"{args.a} and {args.b} cannot be compared: {problem}")
+    verdict = equivalent(reference, candidate, args.seed, args.max_bytes)
     if args.json:
         print(json.dumps(equiv_json(verdict), indent=2))
         return 0 if verdict.equivalent else 1

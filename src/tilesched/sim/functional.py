@@ -16,19 +16,30 @@
 Inputs: argument ``k`` gets :func:`~tilesched.sim.semantics.random_values` from a generator
 seeded with ``(seed, k)``; a local buffer gets values seeded by ``(seed, crc32(name))``, so reading
 memory nobody wrote gives the same garbage in A and B only if the buffers have the same name.
+
+Limits: a :class:`Memory` whose buffers would take more than ``max_bytes`` (default
+:data:`DEFAULT_MAX_BYTES`; ``tilesched equiv --max-bytes``) is refused before anything is
+allocated, naming the largest buffer. Two programs whose argument buffers differ in number,
+shape or element type are not comparable: :func:`signature_mismatch` says how (``equiv``
+exits 2 on it, as on any bad input).
 """
 
 from __future__ import annotations
 
+import math
 import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from tilesched.diagnostics import TileschedError
 from tilesched.sim.engine import simulate
 from tilesched.sim.result import SimResult
 from tilesched.sim.semantics import evaluate, random_values, storage_dtype, store
 from tilesched.sim.trace import Access, Buffer, Trace, TraceOp, group_share
+
+# Buffer data one program may allocate, in bytes (each program of an equiv run has its own).
+DEFAULT_MAX_BYTES = 1 << 30
 
 # (rtol, atol) per element type; integers and booleans compare exactly.
 TOLERANCE = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (1e-5, 1e-6),
@@ -38,11 +49,15 @@ TOLERANCE = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (1e
 class Memory:
     """Numpy arrays for every buffer of a trace (plus per-group copies of private buffers)."""
 
-    def __init__(self, trace: Trace, seed: int = 0, groups: int = 1):
+    def __init__(self, trace: Trace, seed: int = 0, groups: int = 1,
+                 max_bytes: int = DEFAULT_MAX_BYTES):
+        if seed < 0:
+            raise TileschedError(f"the seed must be a non-negative integer, got {seed}")
         self.trace = trace
         self.arrays: dict[tuple[int, int], np.ndarray] = {}
         self.private = {b.id for b in trace.buffers
                         if groups > 1 and b.space in trace.machine.private_spaces}
+        check_memory(trace, max_bytes, {b: groups for b in self.private})
         arg_index = 0
         for buf in trace.buffers:
             if buf.is_argument:
@@ -81,6 +96,48 @@ class Memory:
         return [(b, self.arrays[(b.id, 0)]) for b in self.trace.arguments]
 
 
+def buffer_bytes(buffer: Buffer) -> int:
+    """Bytes of one buffer's data as the functional simulator stores it."""
+    return math.prod(buffer.shape) * storage_dtype(buffer.dtype).itemsize
+
+
+def check_memory(trace: Trace, max_bytes: int, copies: dict[int, int] | None = None) -> None:
+    """Refuse (exit 2) a program whose buffers need more than ``max_bytes`` of data; ``copies``
+    gives buffers held more than once (per issuer group)."""
+    sizes = [(buffer_bytes(b) * (copies or {}).get(b.id, 1), b) for b in trace.buffers]
+    total = sum(size for size, _ in sizes)
+    if total <= max_bytes:
+        return
+    size, largest = max(sizes, key=lambda item: item[0])
+    kind = "argument" if largest.is_argument else "buffer"
+    shape = "x".join(map(str, largest.shape)) or "scalar"
+    raise TileschedError(
+        f"the program's buffers need {_bytes(total)} of data, more than the limit of "
+        f"{_bytes(max_bytes)} (--max-bytes); the largest is {kind} %{largest.name} "
+        f"({shape} {largest.dtype}, {_bytes(size)})")
+
+
+def _bytes(count: int) -> str:
+    """``1.5 GiB``, ``512 B``."""
+    for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} B"
+
+
+def signature_mismatch(reference: Trace, candidate: Trace) -> str | None:
+    """How the argument buffers of two programs differ (number, shape, element type), or None
+    when every argument matches by position."""
+    ref_args, cand_args = reference.arguments, candidate.arguments
+    if len(ref_args) != len(cand_args):
+        return f"A takes {len(ref_args)} buffer arguments and B takes {len(cand_args)}"
+    for k, (a, b) in enumerate(zip(ref_args, cand_args, strict=True)):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return (f"buffer argument {k} is %{a.name}: {a.dtype}{list(a.shape)} in A but "
+                    f"%{b.name}: {b.dtype}{list(b.shape)} in B")
+    return None
+
+
 def _slices(region) -> tuple[slice, ...]:
     """Numpy index of a region."""
     return tuple(slice(lo, hi) for lo, hi in region)
@@ -106,9 +163,9 @@ def _destination(op: TraceOp) -> Access:
     return [o for o in op.operands if isinstance(o, Access)][-1]
 
 
-def run_reference(trace: Trace, seed: int = 0) -> Memory:
+def run_reference(trace: Trace, seed: int = 0, max_bytes: int = DEFAULT_MAX_BYTES) -> Memory:
     """Execute the program in order, each op completing before the next (no concurrency)."""
-    memory = Memory(trace, seed)
+    memory = Memory(trace, seed, max_bytes=max_bytes)
     first = trace.machine.issuers[0]
     for op in trace.programs.get(first, []):
         if op.is_sync:
@@ -119,11 +176,15 @@ def run_reference(trace: Trace, seed: int = 0) -> Memory:
     return memory
 
 
-def run_concurrent(trace: Trace, seed: int = 0, check_races: bool = True) -> tuple[SimResult, Memory]:
+def run_concurrent(trace: Trace, seed: int = 0, check_races: bool = True,
+                   max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[SimResult, Memory]:
     """Simulate the trace's timing, then replay its tile ops on data at their simulated times."""
-    result = simulate(trace, check_races=check_races, record=True)
     groups = len(trace.machine.issuers)
-    memory = Memory(trace, seed, groups)
+    private = {b.id: groups for b in trace.buffers
+               if groups > 1 and b.space in trace.machine.private_spaces}
+    check_memory(trace, max_bytes, private)  # before the simulation, not after it
+    result = simulate(trace, check_races=check_races, record=True)
+    memory = Memory(trace, seed, groups, max_bytes)
     ops = result.timeline.op_table
     issuer_index = {name: k for k, name in enumerate(trace.machine.issuers)}
     events = []
@@ -209,16 +270,18 @@ def _differences(buf: Buffer, a: np.ndarray, b: np.ndarray) -> Mismatch | None:
                     tuple(int(i) for i in bad[0]))
 
 
-def equivalent(reference: Trace, candidate: Trace, seed: int = 0) -> Equivalence:
+def equivalent(reference: Trace, candidate: Trace, seed: int = 0,
+               max_bytes: int = DEFAULT_MAX_BYTES) -> Equivalence:
     """Run ``reference`` in program order and ``candidate`` with its concurrency; compare."""
-    return equivalent_to(run_reference(reference, seed), candidate, seed)
+    return equivalent_to(run_reference(reference, seed, max_bytes), candidate, seed,
+                         max_bytes=max_bytes)
 
 
 def equivalent_to(reference: Memory, candidate: Trace, seed: int = 0,
-                  check_races: bool = True) -> Equivalence:
+                  check_races: bool = True, max_bytes: int = DEFAULT_MAX_BYTES) -> Equivalence:
     """:func:`equivalent` against a reference already run (:func:`run_reference` with the same
     seed), e.g. for many candidates of one program."""
-    result, cand_memory = run_concurrent(candidate, seed, check_races)
+    result, cand_memory = run_concurrent(candidate, seed, check_races, max_bytes)
     mismatches, problems = compare(reference, cand_memory)
     if result.deadlock is not None:
         problems.append("the candidate deadlocks, so it does not finish its work")

@@ -143,14 +143,22 @@ def store(root: np.ndarray, slices: tuple[slice, ...], value: np.ndarray, dtype_
 def random_values(shape: tuple[int, ...], dtype_name: str, rng: np.random.Generator) -> np.ndarray:
     """Seeded inputs: floats with magnitude in [0.5, 1) and a random sign (never 0, so division
     stays finite, and ``exp`` of sums of a few hundred products stays finite in float32);
-    integers in ±[1, 8); booleans uniform."""
+    integers in ±[1, 8); booleans uniform. Always an array of ``shape`` (also rank 0), built in
+    the storage type (plus a one-byte sign per element), never in float64 or int64 first: a
+    buffer costs its own size, so ``--max-bytes`` bounds what equiv allocates."""
     dtype = storage_dtype(dtype_name)
-    sign = rng.choice(np.array([-1, 1]), size=shape)
     if dtype.kind == "b":
-        return rng.integers(0, 2, size=shape).astype(bool)
+        return rng.integers(0, 2, size=shape, dtype=np.int8).astype(bool).reshape(shape)
+    negative = rng.integers(0, 2, size=shape, dtype=np.int8).astype(bool).reshape(shape)
     if dtype.kind in "iu":
-        magnitude = rng.integers(1, 8, size=shape)
-        values = magnitude if dtype.kind == "u" else magnitude * sign
-        return values.astype(dtype)
-    values = (rng.uniform(0.5, 1.0, size=shape) * sign).astype(dtype)
+        values = np.asarray(rng.integers(1, 8, size=shape, dtype=dtype)).reshape(shape)
+        if dtype.kind == "i":
+            np.negative(values, out=values, where=negative)
+        return values
+    work = np.float64 if dtype == np.float64 else np.float32
+    values = np.asarray(rng.random(size=shape, dtype=work)).reshape(shape)
+    values *= 0.5
+    values += 0.5
+    np.negative(values, out=values, where=negative)
+    values = values.astype(dtype, copy=False)
     return round_bfloat16(values) if dtype_name == "bfloat16" else values
