@@ -101,6 +101,29 @@ def test_validation_errors_are_located(edit, message, line):
     assert str(info.value.loc).startswith(f"mini.toml:{line}:")
 
 
+@pytest.mark.parametrize(("edit", "message", "line"), [
+    (("bytes_per_cycle = 32", "bytes_per_cycle = nan"), "units.V.bytes_per_cycle: must be a finite number, got nan", 14),
+    (("bytes_per_cycle = 32", "bytes_per_cycle = inf"), "must be a finite number, got inf", 14),
+    (("bytes_per_cycle = 32", "bytes_per_cycle = 0"), "units.V.bytes_per_cycle: must be positive (at least 0.001), got 0", 14),
+    (("bytes_per_cycle = 32", "bytes_per_cycle = 1e-300"), "must be positive (at least 0.001), got 1e-300", 14),
+    (("bytes_per_cycle = 32", "bytes_per_cycle = 1e300"), "must be at most 1e+09, got 1e+300", 14),
+    (("fixed = 10", "fixed = 99999999999999"), "units.V.fixed: must be at most 1e+09", 13),
+    (("fixed = 10", "fixed = 1.5"), "units.V.fixed: expected int, got float 1.5", 13),
+    (("bytes_per_cycle = 32", "bytes_per_cycle = 32\nop_factor = { \"tile.exp\" = nan }"),
+     "units.V.op_factor.tile.exp: must be a finite number, got nan", 15),
+    (("event_limit = 2", "event_limit = 0"), "event_limit: must be at least 1, got 0", 4),
+    (("capacity = 1024", "capacity = -5"), "spaces.UB.capacity: must be non-negative, got -5", 8),
+    (('unit = "V"', 'unit = "V"\nbytes_per_cycle = -inf'), "routes[0].bytes_per_cycle: must be a finite", 20),
+])
+def test_numbers_must_be_finite_and_sane(edit, message, line):
+    """nan, 0 or 1e-300 bytes per cycle gave cycles below the program's own bound or with 300
+    digits (issue 11): every number has a range."""
+    with pytest.raises(TileschedError) as info:
+        parse_target(MINIMAL.replace(*edit), "mini.toml")
+    assert message in info.value.message
+    assert str(info.value.loc).startswith(f"mini.toml:{line}:")
+
+
 def test_missing_required_key():
     with pytest.raises(TileschedError, match="missing required key 'routes'"):
         parse_target(MINIMAL.split("[[routes]]")[0], "mini.toml")

@@ -3,10 +3,15 @@
 ``load_target(spec)`` accepts a built-in name (``ascend-a2``) or a path to a
 user's TOML file. Every validation error names the file, and where it can be
 found, the line of the offending key: ``my.toml:12:1: error: units.V.kind: ...``.
+
+Every number must be finite and inside the range :data:`LIMITS` gives its key: a bandwidth
+of ``nan``, ``0`` or ``1e-300`` bytes per cycle would give cycle counts below the program's
+own bound, or with hundreds of digits, instead of an error.
 """
 
 from __future__ import annotations
 
+import math
 import pathlib
 import re
 import tomllib
@@ -32,6 +37,23 @@ _UNIT_KEYS = {"kind", "pipelined", "fixed", "bytes_per_cycle", "macs_per_cycle",
 _FUSION_KEYS = {"member_fixed", "register_bytes_per_cycle", "live_tiles"}
 _ROUTE_KEYS = {"ops", "unit", "src", "dst", "fixed", "bytes_per_cycle", "async_queue"}
 _SPACE_KEYS = {"capacity", "global"}
+
+# key -> (type, smallest, largest): the sane range of every number in a target file.
+LIMITS: dict[str, tuple[type | tuple[type, ...], float, float]] = {
+    "event_limit": (int, 1, 1024),
+    "issue_cycles": (int, 0, 10**6),
+    "capacity": (int, 0, 1 << 50),
+    "fixed": (int, 0, 10**9),
+    "k_block": (int, 1, 10**6),
+    "cycles_per_k_block": (int, 0, 10**9),
+    "async_queue": (int, 0, 1024),
+    "bytes_per_cycle": ((int, float), 1e-3, 1e9),
+    "macs_per_cycle": ((int, float), 1e-3, 1e12),
+    "op_factor": ((int, float), 1e-3, 1e6),
+    "member_fixed": (int, 0, 10**9),
+    "register_bytes_per_cycle": ((int, float), 1e-3, 1e9),
+    "live_tiles": (int, 2, 10**6),
+}
 
 
 def builtin_target_names() -> list[str]:
@@ -133,11 +155,11 @@ class _Validator:
         routes = tuple(self.route(i, spec, units, spaces)
                        for i, spec in enumerate(self.expect(data["routes"], list, "routes")))
         event_limit = data.get("event_limit")
-        if event_limit is not None and self.expect(event_limit, int, "event_limit") <= 0:
-            raise self.fail("event_limit", "must be positive")
+        if event_limit is not None:
+            self.number(event_limit, "event_limit")
         if sync == "flags" and event_limit is None:
             raise self.fail("sync", "a flag target needs 'event_limit' (event ids per unit pair)")
-        issue_cycles = self.expect(data.get("issue_cycles", 1), int, "issue_cycles")
+        issue_cycles = self.number(data.get("issue_cycles", 1), "issue_cycles")
         return Target(
             name=self.expect(data["name"], str, "name"),
             description=self.expect(data.get("description", ""), str, "description"),
@@ -155,13 +177,13 @@ class _Validator:
         numbers = {}
         for field_name in ("fixed", "k_block", "cycles_per_k_block"):
             if field_name in spec:
-                numbers[field_name] = self.non_negative(spec[field_name], f"{key}.{field_name}", int)
+                numbers[field_name] = self.number(spec[field_name], f"{key}.{field_name}")
         for field_name in ("bytes_per_cycle", "macs_per_cycle"):
             if field_name in spec:
-                numbers[field_name] = float(self.non_negative(spec[field_name], f"{key}.{field_name}"))
+                numbers[field_name] = float(self.number(spec[field_name], f"{key}.{field_name}"))
         factors = self.expect(spec.get("op_factor", {}), dict, f"{key}.op_factor")
         for op, factor in factors.items():
-            self.non_negative(factor, f"{key}.op_factor.{op}")
+            self.number(factor, f"{key}.op_factor.{op}", "op_factor")
         pipelined = self.expect(spec.get("pipelined", False), bool, f"{key}.pipelined")
         fusion = self.fusion(spec["fusion"], f"{key}.fusion") if "fusion" in spec else None
         return Unit(name=name, kind=kind, pipelined=pipelined, op_factor=dict(factors),
@@ -172,24 +194,26 @@ class _Validator:
         self.expect(spec, dict, key)
         self.no_unknown_keys(spec, _FUSION_KEYS, key)
         values = {}
-        if "member_fixed" in spec:
-            values["member_fixed"] = self.non_negative(spec["member_fixed"], f"{key}.member_fixed", int)
-        if "register_bytes_per_cycle" in spec:
-            rate = self.non_negative(spec["register_bytes_per_cycle"], f"{key}.register_bytes_per_cycle")
-            if rate == 0:
-                raise self.fail(f"{key}.register_bytes_per_cycle", "must be positive")
-            values["register_bytes_per_cycle"] = float(rate)
-        if "live_tiles" in spec:
-            live = self.non_negative(spec["live_tiles"], f"{key}.live_tiles", int)
-            if live < 2:
-                raise self.fail(f"{key}.live_tiles", f"must be at least 2, got {live}")
-            values["live_tiles"] = live
+        for field_name in ("member_fixed", "register_bytes_per_cycle", "live_tiles"):
+            if field_name in spec:
+                values[field_name] = self.number(spec[field_name], f"{key}.{field_name}")
+        if "register_bytes_per_cycle" in values:
+            values["register_bytes_per_cycle"] = float(values["register_bytes_per_cycle"])
         return FusionModel(**values)
 
-    def non_negative(self, value: Any, key: str, kind: type | tuple = (int, float)) -> Any:
+    def number(self, value: Any, key: str, limit: str | None = None) -> int | float:
+        """A number of the type and range :data:`LIMITS` gives the key (its last part, or
+        ``limit``); nan, infinities and absurd magnitudes are refused."""
+        kind, low, high = LIMITS[limit or key.rsplit(".", 1)[-1]]
         self.expect(value, kind, key)
-        if value < 0:
-            raise self.fail(key, f"must be non-negative, got {value}")
+        if not math.isfinite(value):
+            raise self.fail(key, f"must be a finite number, got {value}")
+        if value < low:
+            need = ("non-negative" if low == 0 else f"at least {low:g}" if kind is int
+                    else f"positive (at least {low:g})")
+            raise self.fail(key, f"must be {need}, got {value:g}")
+        if value > high:
+            raise self.fail(key, f"must be at most {high:g}, got {value:g}")
         return value
 
     def space(self, name: str, spec: Any) -> Space:
@@ -198,7 +222,7 @@ class _Validator:
         self.no_unknown_keys(spec, _SPACE_KEYS, key)
         capacity = spec.get("capacity")
         if capacity is not None:
-            self.non_negative(capacity, f"{key}.capacity", int)
+            self.number(capacity, f"{key}.capacity")
         is_global = self.expect(spec.get("global", False), bool, f"{key}.global")
         return Space(name=name, capacity=capacity, is_global=is_global)
 
@@ -220,10 +244,9 @@ class _Validator:
                     raise self.fail(f"{key}.{field_name}", f"unknown space '{value}'; spaces: {sorted(spaces)}")
             lists[field_name] = tuple(values)
         extra = {}
-        if "fixed" in spec:
-            extra["fixed"] = self.non_negative(spec["fixed"], f"{key}.fixed", int)
-        if "bytes_per_cycle" in spec:
-            extra["bytes_per_cycle"] = float(self.non_negative(spec["bytes_per_cycle"], f"{key}.bytes_per_cycle"))
-        if "async_queue" in spec:
-            extra["async_queue"] = self.non_negative(spec["async_queue"], f"{key}.async_queue", int)
+        for field_name in ("fixed", "bytes_per_cycle", "async_queue"):
+            if field_name in spec:
+                extra[field_name] = self.number(spec[field_name], f"{key}.{field_name}")
+        if "bytes_per_cycle" in extra:
+            extra["bytes_per_cycle"] = float(extra["bytes_per_cycle"])
         return Route(unit=unit, **lists, **extra)
