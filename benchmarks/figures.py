@@ -212,9 +212,11 @@ def report_figure() -> str | None:
     rows.sort(key=lambda r: r["ops"])
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4))
     ops = [r["ops"] for r in rows]
-    for key, label in (("total_s", "whole command"), ("lower_s", "parse + lower"),
+    for key, label in (("total_s", "whole command (wall)"),
+                       ("total_cpu_s", "whole command (CPU)"), ("lower_s", "parse + lower"),
                        ("simulate_s", "simulate (recording)"), ("page_s", "build + write page")):
-        left.plot(ops, [max(r[key], 1e-3) for r in rows], marker="o", label=label)
+        if all(key in r for r in rows):
+            left.plot(ops, [max(r[key], 1e-3) for r in rows], marker="o", label=label)
     left.axhline(5, color="#d62728", linestyle="--", linewidth=0.8, label="target (100k ops)")
     left.set_xscale("log")
     left.set_yscale("log")

@@ -1146,6 +1146,7 @@
   for (const lv of listingViews) renderListing(lv);
   followHash();
   window.addEventListener('hashchange', followHash);
+  window.tilesched.readyMs = performance.now(); // since navigation started (benchmarks)
   document.body.dataset.ready = '1';
 
   function followHash() {
