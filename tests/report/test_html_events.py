@@ -18,9 +18,26 @@ from tilesched.sim.synthetic import (
 )
 from tilesched.sim.trace import TraceBuilder
 
+
+def _pipelined_vector_kernel():
+    """Overlapping ops on a pipelined V, a pipe_barrier, then a set_flag that drains V."""
+    b = TraceBuilder(ascend_machine(pipelined=("V",)))
+    x = b.buffer("x", (4, 16, 16), "float16", "UB")
+    y = b.buffer("y", (16, 16), "float16", "GM", True)
+    for k in range(3):
+        b.op("tile.exp", "V", 40 + 10 * k, [b.slot(x, k), b.slot(x, k)], loc=f"p:{k + 1}:1")
+    b.op("sync.pipe_barrier", props={"pipe": "V"}, loc="p:4:1")
+    b.op("tile.add", "V", 20, [b.slot(x, 0), b.slot(x, 1), b.slot(x, 3)], loc="p:5:1")
+    b.op("sync.set_flag", props={"src": "V", "dst": "MTE3", "event": 0}, loc="p:6:1")
+    b.op("sync.wait_flag", props={"src": "V", "dst": "MTE3", "event": 0}, loc="p:7:1")
+    b.op("tile.store", "MTE3", 30, [b.slot(x, 3), b.whole(y)], loc="p:8:1")
+    return b.build()
+
+
 FAMILIES = {
     "ascend flags": lambda: ascend_gemm(5),
-    "ascend pipelined V": lambda: ascend_gemm(3, event_limit=4),
+    "ascend 4 event ids": lambda: ascend_gemm(3, event_limit=4),
+    "ascend pipelined V": _pipelined_vector_kernel,
     "cuda groups": lambda: cuda_pipeline(5, stages=3),
     "amd barriers": lambda: amd_lds_gemm(3),
 }
@@ -80,6 +97,8 @@ def test_critical_path_is_a_chain_from_zero_to_the_end(family):
             assert table.start[dep] <= table.end[e]  # the partner arrived by the release
         elif table.dep_kind[e] in ("flag", "group", "drain") and blocked:
             assert table.end[dep] == table.end[e]
+        elif table.dep_kind[e] == "pipe":  # pipelined unit: start to start, one cycle
+            assert table.start[dep] + 1 == table.start[e]
         elif table.dep_kind[e] != "issue":  # issue adds issue_cost per enqueued op
             assert table.end[dep] <= table.start[e]
 
@@ -177,3 +196,20 @@ def test_random_pipelines_have_consistent_causes(iters, stages, amd):
         if dep >= 0 and table.dep_kind[e] != "barrier":
             assert table.end[dep] <= max(table.end[e], table.start[e])
     assert max(table.end[e] for e in table.critical_path()) == result.cycles
+
+
+def test_pipelined_unit_ops_overlap_and_a_set_flag_drains_them():
+    result, table = _table(_pipelined_vector_kernel())
+    assert result.ok
+    exps = [e for e in range(len(table)) if table.name(e) == "tile.exp"]
+    assert [table.start[e] for e in exps] == [0, 1, 2]  # issued one cycle apart, overlapping
+    (barrier,) = _by_loc(table, "p:4:1")
+    (add,) = _by_loc(table, "p:5:1")
+    (set_,) = _by_loc(table, "p:6:1")
+    assert table.end[barrier] == max(table.end[e] for e in exps)  # pipe_barrier drains V
+    assert table.loc(table.dep[barrier]) == "p:3:1" and table.dep_kind[barrier] == "drain"
+    assert table.start[add] == table.end[barrier] and table.dep[add] == barrier
+    assert table.end[set_] == table.end[add] and table.dep[set_] == add
+    v = table.rows.index("V")
+    totals = stall_attribution(table, result.cycles)[v]
+    assert totals["busy"] == table.end[add] < 40 + 50 + 60 + 20  # overlaps counted once

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from tilesched.sim.trace import Access, MachineModel, TraceOp
 
 # Why an event started (or, for a blocked sync op, ended) when it did.
-START, UNIT, ISSUE, RESOURCE, FLAG, GROUP, BARRIER, DRAIN = (
-    "start", "unit", "issue", "resource", "flag", "group", "barrier", "drain")
+START, UNIT, PIPE, ISSUE, RESOURCE, FLAG, GROUP, BARRIER, DRAIN = (
+    "start", "unit", "pipe", "issue", "resource", "flag", "group", "barrier", "drain")
 WAIT_FLAG, WAIT_GROUP = "sync.wait_flag", "sync.wait_group"
 BARRIERS = ("sync.barrier", "sync.cond_barrier")
 
@@ -279,7 +279,8 @@ class _Attribution:
         for e in events:
             issued = t.avail[e] if t.avail[e] is not None else 0
             if prev >= 0 and t.start[e] == free and free >= issued:
-                self._cause(e, prev, UNIT)
+                # a pipelined unit starts an op one cycle after the previous one started
+                self._cause(e, prev, PIPE if pipelined and not t.sync[prev] else UNIT)
             else:
                 self._cause(e, self.issuer_prev[e], ISSUE)
             if t.sync[e]:

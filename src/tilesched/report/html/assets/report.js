@@ -132,6 +132,10 @@
         text = blocked ? x.row + ' was waiting at ' + describeShort(run, dep) + ' until ' + fmt(d.e)
           : x.row + ' was busy with ' + describeShort(run, dep) + ' until ' + fmt(d.e);
         break;
+      case 'pipe':
+        text = x.row + ' (pipelined) starts an op one cycle after the previous one started: ' +
+          describeShort(run, dep) + ' at ' + fmt(d.s);
+        break;
       case 'issue':
         text = 'issued by ' + d.row + ' after ' + describeShort(run, dep) + ' (ended ' + fmt(d.e) + ')';
         break;
