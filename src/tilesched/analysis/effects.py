@@ -54,40 +54,54 @@ class Effects:
 _PURE_TILE = (ViewOp, SlotOp, StageBorderOp)
 
 
-def effects_of(op: Operation) -> Effects:
-    """Effects of one op; loops and conditionals are summarized over their bodies."""
+def effects_of(op: Operation, regions: dict[SSAValue, Region] | None = None) -> Effects:
+    """Effects of one op; loops and conditionals are summarized over their bodies.
+
+    ``regions`` memoizes :func:`root_region` per value, for many ops of one block that is not
+    modified meanwhile (a block reuses a few buffers many times).
+    """
     if isinstance(op, CallOp):
-        return Effects([Access(root_region(v), True, op) for v in op.memref_operands], unknown=True)
+        return Effects([Access(_region(v, regions), True, op) for v in op.memref_operands],
+                       unknown=True)
     if isinstance(op, TileOp):
-        reads = [Access(root_region(v), False, op) for v in op.read_operands()]
-        return Effects(reads + [Access(root_region(op.written()), True, op)])
+        reads = [Access(_region(v, regions), False, op) for v in op.read_operands()]
+        return Effects(reads + [Access(_region(op.written(), regions), True, op)])
     if isinstance(op, _PURE_TILE) or op.name.startswith("sync.") or isinstance(op, memref.AllocOp):
         return Effects()
     if isinstance(op, memref.DeallocOp):
-        return Effects([Access(root_region(op.memref), True, op)])
+        return Effects([Access(_region(op.memref, regions), True, op)])
     if isinstance(op, scf.ForOp):
-        return loop_summary(op)
+        return loop_summary(op, regions)
     if isinstance(op, scf.IfOp):
-        return _nested_effects(op)
+        return _nested_effects(op, regions)
     if any(isinstance(v.type, MemRefType) for v in op.operands) or op.regions:
-        nested = _nested_effects(op)
+        nested = _nested_effects(op, regions)
         nested.unknown = nested.unknown or any(isinstance(v.type, MemRefType) for v in op.operands)
         return nested
     return Effects()
 
 
-def _nested_effects(op: Operation) -> Effects:
+def _region(value: SSAValue, regions: dict[SSAValue, Region] | None) -> Region:
+    if regions is None:
+        return root_region(value)
+    region = regions.get(value)
+    if region is None:
+        region = regions[value] = root_region(value)
+    return region
+
+
+def _nested_effects(op: Operation, regions: dict[SSAValue, Region] | None = None) -> Effects:
     total = Effects()
     for region in op.regions:
         for block in region.blocks:
             for inner in block.ops:
-                total.extend(effects_of(inner))
+                total.extend(effects_of(inner, regions))
     return total
 
 
-def loop_summary(loop: scf.ForOp) -> Effects:
+def loop_summary(loop: scf.ForOp, regions: dict[SSAValue, Region] | None = None) -> Effects:
     """Union of the body's effects over every iteration of ``loop``."""
-    body = _nested_effects(loop)
+    body = _nested_effects(loop, regions)
     return Effects([_widen_access(a, loop) for a in body.accesses], body.unknown)
 
 

@@ -13,13 +13,21 @@ rule, generalized to regions. The result has the same transitive closure as
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import defaultdict
 
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from tilesched.analysis.affine import Affine
-from tilesched.analysis.dependence import UNKNOWN, Dependence, _box, buffer_name, kind_of
-from tilesched.analysis.effects import Access, effects_of
+from tilesched.analysis.dependence import (
+    RAW,
+    UNKNOWN,
+    WAR,
+    WAW,
+    Dependence,
+    _box,
+    _disjoint,
+    buffer_name,
+)
+from tilesched.analysis.effects import effects_of
 from tilesched.analysis.regions import Region
 
 
@@ -45,49 +53,55 @@ def covers(outer: Region, inner: Region) -> bool:
 
 
 class _LiveIndex:
-    """Live accesses of one root buffer, split by read/write; constant regions are kept
-    sorted by the start of their first dimension, so only overlapping ones are visited."""
+    """Live accesses of one root buffer, split by read (0) / write (1). Constant regions are
+    kept sorted by the start of their first dimension, so only overlapping ones are visited.
+
+    An entry is ``(op index, region, box)``; ``box`` is the constant ``[start, end)`` per
+    dimension, or None for a symbolic region (kept apart: it may overlap anything).
+    """
+
+    __slots__ = ("starts", "entries", "longest", "symbolic")
 
     def __init__(self) -> None:
-        self.keys = ([], [])      # per write flag: sorted (first start, op index, serial)
-        self.entries = ([], [])   # per write flag: (op index, access, box), same order
-        self.longest = [0, 0]
-        self.symbolic = ([], [])  # per write flag: (op index, access, None)
-        self.serial = 0
+        self.starts = ([], [])    # per kind: sorted first-dimension starts
+        self.entries = ([], [])   # per kind: entries, same order
+        self.longest = [0, 0]     # per kind: longest first-dimension interval
+        self.symbolic = ([], [])  # per kind: entries with a symbolic region
 
-    def add(self, index: int, access: Access, box) -> None:
-        kind = int(access.write)
+    def add(self, kind: int, entry: tuple) -> None:
+        box = entry[2]
         if box is None:
-            self.symbolic[kind].append((index, access, None))
+            self.symbolic[kind].append(entry)
             return
-        self.serial += 1
-        key = (box[0][0], index, self.serial)
-        position = bisect_right(self.keys[kind], key)
-        self.keys[kind].insert(position, key)
-        self.entries[kind].insert(position, (index, access, box))
-        self.longest[kind] = max(self.longest[kind], box[0][1] - box[0][0])
+        start, end = box[0]
+        position = bisect_right(self.starts[kind], start)
+        self.starts[kind].insert(position, start)
+        self.entries[kind].insert(position, entry)
+        if end - start > self.longest[kind]:
+            self.longest[kind] = end - start
 
-    def candidates(self, box, kinds) -> list[tuple[int, int, Access, object]]:
-        """``(kind, position, ...)`` of entries that may overlap ``box`` (None: any)."""
-        found = []
-        for kind in kinds:
-            found.extend((kind, -1, *entry) for entry in self.symbolic[kind])
-            if box is None:
-                found.extend((kind, p, *e) for p, e in enumerate(self.entries[kind]))
-                continue
-            start, end = box[0]
-            low = bisect_left(self.keys[kind], (start - self.longest[kind] + 1,))
-            high = bisect_left(self.keys[kind], (end,))
-            found.extend((kind, p, *self.entries[kind][p]) for p in range(low, high))
+    def overlapping(self, box, kind: int) -> list[tuple[int, tuple]]:
+        """``(position, entry)`` of the entries of ``kind`` that may overlap ``box``; position
+        -1 marks a symbolic entry."""
+        found = [(-1, entry) for entry in self.symbolic[kind]]
+        entries = self.entries[kind]
+        if box is None:
+            found.extend(enumerate(entries))
+            return found
+        start, end = box[0]
+        starts = self.starts[kind]
+        low = bisect_left(starts, start - self.longest[kind] + 1)
+        high = bisect_left(starts, end, low)
+        found.extend((p, entries[p]) for p in range(low, high))
         return found
 
-    def retire(self, covered: list[tuple[int, int, Access, object]]) -> None:
-        """Drop entries (as returned by :meth:`candidates`) that a later write covers."""
-        for kind, position, _, access, _ in sorted(covered, key=lambda c: -c[1]):
+    def retire(self, kind: int, covered: list[tuple[int, tuple]]) -> None:
+        """Drop entries (as returned by :meth:`overlapping`) that a later write covers."""
+        for position, entry in sorted(covered, key=lambda c: -c[0]):
             if position < 0:
-                self.symbolic[kind][:] = [e for e in self.symbolic[kind] if e[1] is not access]
+                self.symbolic[kind].remove(entry)
             else:
-                del self.keys[kind][position]
+                del self.starts[kind][position]
                 del self.entries[kind][position]
 
 
@@ -97,34 +111,90 @@ def reduced_dependences(ops: list[Operation]) -> list[Dependence]:
     Near-linear: each access visits only the live accesses whose first-dimension interval
     overlaps it, and each access is retired at most once.
     """
-    live: dict[object, _LiveIndex] = defaultdict(_LiveIndex)
-    found: dict[tuple[int, int, str], Dependence] = {}
+    found = _reduce(ops)
+    return [Dependence(i, j, kind, "*" if kind == UNKNOWN else buffer_name(region))
+            for (i, j, kind), region in sorted(found.items(), key=lambda item: item[0])]
+
+
+def reduced_edges(ops: list[Operation]) -> list[tuple[int, int]]:
+    """The ``(src, dst)`` pairs of :func:`reduced_dependences`, each once, sorted."""
+    return sorted({(i, j) for i, j, _ in _reduce(ops)})
+
+
+def _reduce(ops: list[Operation]) -> dict[tuple[int, int, str], Region | None]:
+    """(src, dst, kind) -> the later access's region (None for unknown effects)."""
+    live: dict[SSAValue, _LiveIndex] = {}
+    found: dict[tuple[int, int, str], Region | None] = {}
+    regions: dict[SSAValue, Region] = {}
+    boxes: dict[int, tuple[Region, object]] = {}  # id(region) -> (region kept alive, box)
     last_unknown: int | None = None
     since_unknown: list[int] = []
     for j, op in enumerate(ops):
-        effects = effects_of(op)
+        effects = effects_of(op, regions)
         if effects.unknown:
             for i in since_unknown + ([last_unknown] if last_unknown is not None else []):
-                found.setdefault((i, j, UNKNOWN), Dependence(i, j, UNKNOWN, "*"))
+                found.setdefault((i, j, UNKNOWN), None)
             last_unknown, since_unknown = j, []
             live.clear()
             continue
         if not effects.accesses:
             continue
         if last_unknown is not None:
-            found.setdefault((last_unknown, j, UNKNOWN), Dependence(last_unknown, j, UNKNOWN, "*"))
+            found.setdefault((last_unknown, j, UNKNOWN), None)
         since_unknown.append(j)
-        boxes = [_box(access) for access in effects.accesses]
-        for access, box in zip(effects.accesses, boxes, strict=True):
-            kinds = (0, 1) if access.write else (1,)
-            for _, _, i, earlier, _ in live[access.region.root].candidates(box, kinds):
-                kind = kind_of(earlier, access)
-                if kind and i != j:
-                    found.setdefault((i, j, kind), Dependence(i, j, kind, buffer_name(access.region)))
-        for access, box in zip(effects.accesses, boxes, strict=True):
-            index = live[access.region.root]
-            if access.write:
-                index.retire([c for c in index.candidates(box, (0, 1))
-                              if c[2] != j and covers(access.region, c[3].region)])
-            index.add(j, access, box)
-    return sorted(found.values(), key=lambda d: (d.src, d.dst, d.kind))
+        added: list[tuple] = []
+        retired: dict[tuple[int, int], tuple[_LiveIndex, int, list]] = {}
+        for access in effects.accesses:
+            region = access.region
+            known = boxes.get(id(region))
+            if known is None:
+                known = boxes[id(region)] = (region, _box(access))
+            box, write = known[1], access.write
+            added.append((region.root, int(write), (j, region, box)))
+            index = live.get(region.root)
+            if index is None:
+                continue
+            for kind in ((0, 1) if write else (1,)):
+                candidates = index.overlapping(box, kind)
+                for _, (i, earlier, earlier_box) in candidates:
+                    conflict = _conflict(kind, earlier, earlier_box, write, region, box)
+                    if conflict is not None:
+                        found.setdefault((i, j, conflict), region)
+                if write:
+                    _note_covered(retired, index, kind, region, candidates)
+        for index, kind, covered in retired.values():
+            index.retire(kind, covered)
+        for root, kind, entry in added:
+            index = live.get(root)
+            if index is None:
+                index = live[root] = _LiveIndex()
+            index.add(kind, entry)
+    return found
+
+
+def _conflict(earlier_write: int, earlier: Region, earlier_box, write: bool, region: Region,
+              box) -> str | None:
+    """RAW / WAR / WAW for an earlier access and a later one (at least one writes)."""
+    if earlier_box is not None and box is not None:
+        for (s1, e1), (s2, e2) in zip(earlier_box, box, strict=True):
+            if s2 >= e1 or s1 >= e2:
+                return None
+    elif _disjoint(earlier, region):
+        return None
+    if earlier_write:
+        return WAW if write else RAW
+    return WAR
+
+
+def _note_covered(retired: dict, index: _LiveIndex, kind: int, region: Region,
+                  candidates: list[tuple[int, tuple]]) -> None:
+    """Add the candidates ``region`` covers to what op's writes retire, each entry once."""
+    covered = [c for c in candidates if covers(region, c[1][1])]
+    if not covered:
+        return
+    slot = retired.get((id(index), kind))
+    if slot is None:
+        retired[(id(index), kind)] = (index, kind, covered)
+    else:  # an op writing twice into one buffer
+        seen = {id(c[1]) for c in slot[2]}
+        slot[2].extend(c for c in covered if id(c[1]) not in seen)

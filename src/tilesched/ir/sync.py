@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, StringAttr, UnitAttr, i64
 from xdsl.ir import Dialect
 from xdsl.irdl import (
@@ -179,7 +181,14 @@ def make_wait(src: str, dst: str, event: int) -> WaitFlagOp:
 
 
 def _flag_props(src: str, dst: str, event: int) -> dict:
-    return {"src": StringAttr(src), "dst": StringAttr(dst), "event": IntegerAttr(event, i64)}
+    src_attr, dst_attr, event_attr = _flag_attributes(src, dst, event)
+    return {"src": src_attr, "dst": dst_attr, "event": event_attr}
+
+
+@functools.cache
+def _flag_attributes(src: str, dst: str, event: int) -> tuple[StringAttr, StringAttr, IntegerAttr]:
+    """Attributes are immutable values: build each (unit, unit, id) once, not per sync op."""
+    return StringAttr(src), StringAttr(dst), IntegerAttr(event, i64)
 
 
 def make_pipe_barrier(pipe: str) -> PipeBarrierOp:

@@ -19,7 +19,10 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -189,3 +192,17 @@ def _module_target(module: ModuleOp) -> Target:
 
     named = module.attributes.get(TARGET_ATTR)
     return load_target(named.data if isinstance(named, StringAttr) else DEFAULT_TARGET)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a pass builds large acyclic structures (graphs
+    and plans over a block of 10k+ ops): its full collections over them grow faster than the
+    work. Reference counting still frees everything; collection resumes afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

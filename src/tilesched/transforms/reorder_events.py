@@ -9,7 +9,7 @@ ops in place keeps those rewrites even when the outer order does not change.
 What may move: dependences come from read/write effects (RAW, WAR, WAW; unknown effects
 order everything), SSA def-use, and a stability chain that keeps ``scf.for`` / ``scf.if``
 (black boxes with conservative effect summaries) in their relative order. The dependences
-are insert-sync's own (:func:`reduced_dependences`: the same transitive closure as every
+are insert-sync's own (:func:`reduced_edges`: the same transitive closure as every
 conflicting pair, and the same edges in every order that keeps them), so the flags this
 pass predicts are the flags insert-sync will plan. Existing
 ``sync`` ops and stage borders are hard barriers: nothing moves across them.
@@ -36,8 +36,8 @@ from xdsl.ir import Block, Operation
 
 from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import loop_carried_dependences
-from tilesched.analysis.reduced_deps import reduced_dependences
-from tilesched.analysis.units import contains_unit_work, op_cycles, region_unit, unit_kind
+from tilesched.analysis.reduced_deps import reduced_edges
+from tilesched.analysis.units import contains_unit_work, op_cycles, op_route, region_unit
 from tilesched.ir.blocks import body_ops, functions, split_at
 from tilesched.ir.tile import StageBorderOp, TileOp
 from tilesched.schedule.reorder.event_schedule import STRATEGIES
@@ -49,7 +49,7 @@ from tilesched.schedule.reorder.search import (
     schedule_segment,
 )
 from tilesched.schedule.reorder.segment import Segment
-from tilesched.transforms.pass_base import TileContext, TilePass, option
+from tilesched.transforms.pass_base import TileContext, TilePass, option, paused_gc
 
 
 @dataclass(frozen=True)
@@ -73,8 +73,10 @@ class ReorderEventsPass(TilePass):
             env.warn(f"reorder-events: target '{env.target.name}' synchronizes with "
                      f"{env.target.sync}, not event flags; the program is left as it is")
             return
-        for function in functions(module):
-            report.cycles += _BlockReorderer(self, env, report).block(function.body.block, None)
+        with paused_gc():
+            for function in functions(module):
+                report.cycles += _BlockReorderer(self, env, report).block(function.body.block,
+                                                                          None)
         env.remarks["reorder_events"] = report.as_dict()
 
 
@@ -136,29 +138,30 @@ class _BlockReorderer:
         """The IR segment as a :class:`Segment` (units, durations, dependences)."""
         units, inline, control, boundary, durations = [], [], [], [], []
         for op in ops:
-            unit, is_inline, is_boundary = self.unit_of(op)
+            unit, is_inline, is_boundary, cycles = self.node(op)
             units.append(unit)
             inline.append(is_inline)
             control.append(bool(op.regions))
             boundary.append(is_boundary)
-            durations.append(self.durations[op] if op.regions else self.op_cycles(op))
-        deps = [(d.src, d.dst) for d in reduced_dependences(ops)]
-        return Segment(units, durations, inline, control, boundary, deps,
+            durations.append(cycles)
+        return Segment(units, durations, inline, control, boundary, reduced_edges(ops),
                        _ssa_edges(ops) + _control_chain(control), carried, trips)
 
-    def unit_of(self, op: Operation) -> tuple[str | None, bool, bool]:
-        """(unit, inline, boundary) as insert-sync sees the op (sync_flags.FlagSync._item)."""
-        if not op.regions:
-            unit, kind = unit_kind(op, self.target)
-            return unit, kind == "inline", False
-        unit = region_unit(op, self.target)
-        if unit is not None:
-            return unit, self.target.units[unit].kind == "inline", False
-        return None, False, contains_unit_work(op, self.target)
-
-    def op_cycles(self, op: Operation) -> int:
-        """Duration of a tile op on its unit (its ``latency`` property wins), as the simulator."""
-        return op_cycles(op, self.target) if isinstance(op, TileOp) else 0
+    def node(self, op: Operation) -> tuple[str | None, bool, bool, int]:
+        """(unit, inline, boundary, cycles) of ``op``: its unit as insert-sync sees it
+        (``FlagSync._item``), and its duration as the simulator's (a tile op's ``latency``
+        property wins; a region op's estimate from reordering its bodies)."""
+        target = self.target
+        if op.regions:
+            unit = region_unit(op, target)
+            if unit is not None:
+                return unit, target.units[unit].kind == "inline", False, self.durations[op]
+            return None, False, contains_unit_work(op, target), self.durations[op]
+        rule = op_route(op, target)
+        cycles = op_cycles(op, target, rule) if isinstance(op, TileOp) else 0
+        if rule is None or rule.unit not in target.units:
+            return None, False, False, cycles
+        return rule.unit, target.units[rule.unit].kind == "inline", False, cycles
 
     def _solve_exactly(self, graph: Segment, result: SegmentSchedule) -> bool:
         """Exact mode: CP-SAT on small segments; keeps its order if it beats the heuristic."""
@@ -200,7 +203,7 @@ def _ssa_edges(ops: list[Operation]) -> list[tuple[int, int]]:
     index = {op: k for k, op in enumerate(ops)}
     edges = set()
     for j, op in enumerate(ops):
-        for inner in op.walk():
+        for inner in (op.walk() if op.regions else (op,)):
             for operand in inner.operands:
                 i = index.get(operand.owner)
                 if i is not None and i != j:

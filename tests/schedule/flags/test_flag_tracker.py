@@ -40,6 +40,9 @@ def _track(items, deps, limit):
         tracker.add(item, producers, consumers)
         after = tracker.pressure()
         assert {k: v for k, v in predicted.items() if v} == {k: v for k, v in after.items() if v}
+        recomputed = {pair: tracker.held(pair) + tracker.pending(pair) + (pair in tracker.reserved)
+                      for pair in after}
+        assert after == recomputed  # pressure kept incrementally = pressure from scratch
         worst = max([worst, *after.values()])
     return tracker, worst
 

@@ -62,8 +62,19 @@ class FlagTracker:
         self._sets_after: dict[int, int] = defaultdict(int)
         self._declared: dict[Pair, list[int]] = defaultdict(list)
         self._declared_at: dict[Pair, list[int]] = defaultdict(list)  # positions
-        self._pairs: set[Pair] = set(self.reserved)
+        self._pairs: set[Pair] = set()
+        self._pairs_of: dict[str, set[Pair]] = defaultdict(set)  # unit -> tracked pairs with it
+        for pair in self.reserved:
+            self._track(pair)
         self._cache: dict = {}  # views and pressures of the current state (cleared on change)
+        self._now: dict[Pair, tuple[int, int]] | None = None  # see _components
+        self._stale: set[Pair] = set()
+
+    def _track(self, pair: Pair) -> None:
+        if pair not in self._pairs:
+            self._pairs.add(pair)
+            self._pairs_of[pair[0]].add(pair)
+            self._pairs_of[pair[1]].add(pair)
 
     # ------------------------------------------------------------------ building the order
 
@@ -84,6 +95,8 @@ class FlagTracker:
                            self._need_clocks, self.pipelined)
         for need in needs:
             self._consumer_side(need, j)
+        if item.inline or any(need.kind == BARRIER_ALL for need in needs):
+            self._now = None  # the issuer learnt something: every unit's view may change
         self._snap[j] = self._clocks.tick(item.unit, item.inline)
         after = self._need_clocks.tick(item.unit, item.inline)
         self._seq[j] = (item.unit, after[item.unit])
@@ -92,7 +105,8 @@ class FlagTracker:
             for unit in set(consumer_units) - {item.unit}:
                 self._declared[(item.unit, unit)].append(after[item.unit])
                 self._declared_at[(item.unit, unit)].append(j)
-                self._pairs.add((item.unit, unit))
+                self._track((item.unit, unit))
+        self._stale.update(self._pairs_of[item.unit])
 
     def _consumer_side(self, need: Need, j: int) -> None:
         if need.kind == BARRIER_ALL:
@@ -117,7 +131,7 @@ class FlagTracker:
             self.overflow[pair] += 1
         position = producer + 1
         wait_at = self._wait_at[pair]
-        self._pairs.add(pair)
+        self._track(pair)
         if len(wait_at) <= self.limit:  # past the limit (relaxed runs) the peak is not reported
             live = 1 + sum(1 for e, at in wait_at.items() if e != event and at >= position)
             self.peak[pair] = max(self.peak[pair], live)
@@ -144,13 +158,28 @@ class FlagTracker:
     # ------------------------------------------------------------------ pressure
 
     def pressure(self) -> dict[Pair, int]:
-        """Per pair: ids held now + pending producers (+ an id reserved for a back edge)."""
+        """Per pair: ids held now + pending producers (+ an id reserved for a back edge).
+        Cached until the state changes: do not modify."""
         found = self._cache.get("pressure")
         if found is None:
             found = self._cache["pressure"] = {
-                pair: self.held(pair, None) + self.pending(pair, None) + (pair in self.reserved)
-                for pair in self._pairs}
-        return dict(found)
+                pair: held + pending + (pair in self.reserved)
+                for pair, (held, pending) in self._components().items()}
+        return found
+
+    def _components(self) -> dict[Pair, tuple[int, int]]:
+        """Per tracked pair: (ids held, pending producers) now. Kept across ``add``: a queued
+        item changes only what its own unit knows, the ids of pairs into it and the pending
+        producers of pairs out of it, so only pairs with its unit are recomputed (all of them
+        after an inline item or a ``barrier_all``, which change what the issuer knows)."""
+        found = self._now
+        if found is None:
+            found = self._now = {pair: (self.held(pair), self.pending(pair)) for pair in self._pairs}
+        elif self._stale:
+            for pair in self._stale:
+                found[pair] = (self.held(pair), self.pending(pair))
+        self._stale.clear()
+        return found
 
     def held(self, pair: Pair, knowledge: dict[str, int] | None = None) -> int:
         """Ids of ``pair`` whose wait its source unit does not know (yet)."""
@@ -181,16 +210,19 @@ class FlagTracker:
         """Producers whose flag ``item`` would wait for now; ``None`` if it needs a barrier_all."""
         if item.unit is None:
             return []
+        seq = self._seq
         latest: dict[str, int] = {}
         for i in producers:
-            if i in self._seq:
-                unit, count = self._seq[i]
-                if unit not in latest or count > self._seq[latest[unit]][1]:
+            found = seq.get(i)
+            if found is not None:
+                unit, count = found
+                if unit not in latest or count > seq[latest[unit]][1]:
                     latest[unit] = i
         consumer = StaticClocks.ISSUER if item.inline else item.unit
+        known = self._view("need", consumer)
         flags = []
         for unit, i in latest.items():
-            if self.items[i].inline or self._need_clocks.knows(consumer, unit, self._seq[i][1]):
+            if self.items[i].inline or known.get(unit, 0) >= seq[i][1]:
                 continue
             if item.inline:
                 return None
@@ -198,9 +230,12 @@ class FlagTracker:
                 flags.append(i)
         return sorted(flags)
 
-    def overflows(self, item: Item, producers: list[int]) -> bool:
-        """Would adding ``item`` now make some set find every event id of its pair held?"""
-        for i in self.flags_needed(item, producers) or []:
+    def overflows(self, item: Item, producers: list[int], flags: list[int] | None = None) -> bool:
+        """Would adding ``item`` now make some set find every event id of its pair held?
+        ``flags`` may pass :meth:`flags_needed` when the caller has it already."""
+        if flags is None:
+            flags = self.flags_needed(item, producers)
+        for i in flags or []:
             pair = (self.items[i].unit, item.unit)
             if self._pool.free_id(pair, self._snap[i].get(item.unit, 0)) is None:
                 return True
@@ -210,7 +245,9 @@ class FlagTracker:
                 flags: list[int] | None = None) -> dict[Pair, int]:
         """The pressure of every pair ``add(item, ...)`` would change, without adding it.
 
-        ``flags`` may pass :meth:`flags_needed` when the caller has it already."""
+        ``flags`` may pass :meth:`flags_needed` when the caller has it already. Only the unit
+        of ``item`` learns something: the held ids of its pairs as a source and the pending
+        producers of its pairs as a destination change; the rest is the current pressure."""
         if flags is None:
             flags = self.flags_needed(item, producers)
         if flags is None:  # an inline consumer: barrier_all frees every id, knows every producer
@@ -220,21 +257,22 @@ class FlagTracker:
             return {}
         if not flags:  # nothing learnt, nothing freed: only the new pending producer counts
             return self._declare_preview(item, unit, consumer_units, {})
-        need_view = self._view("need", unit)
-        alloc_view = self._view("alloc", unit)
-        new_held: dict[Pair, int] = defaultdict(int)
-        if flags:
-            need_view, alloc_view = dict(need_view), dict(alloc_view)
+        need_view = dict(self._view("need", unit))
+        alloc_view = dict(self._view("alloc", unit))
+        new_held: dict[Pair, int] = {}
         for i in flags:
             StaticClocks.join(need_view, self._after[i])
             StaticClocks.join(alloc_view, self._snap[i])
-            new_held[(self.items[i].unit, unit)] += 1
+            pair = (self.items[i].unit, unit)
+            new_held[pair] = new_held.get(pair, 0) + 1
+        components = self._components()
         changed = {}
-        for pair in self._pairs | set(new_held):
-            if unit not in pair:
-                continue
-            held = self.held(pair, alloc_view if pair[0] == unit else None)
-            pending = self.pending(pair, need_view if pair[1] == unit else None)
+        for pair in self._pairs_of[unit].union(new_held):
+            held, pending = components.get(pair, (0, 0))
+            if pair[0] == unit:
+                held = self.held(pair, alloc_view)
+            else:
+                pending = self.pending(pair, need_view)
             changed[pair] = held + new_held.get(pair, 0) + pending + (pair in self.reserved)
         return self._declare_preview(item, unit, consumer_units, changed)
 
@@ -242,7 +280,7 @@ class FlagTracker:
                          changed: dict) -> dict:
         """Add the pending producer ``item`` becomes for each consumer unit to ``changed``."""
         if not item.inline and consumer_units:
-            current = self._cache.get("pressure") or self.pressure()
+            current = self.pressure()
             for dst in consumer_units:
                 if dst != unit:
                     pair = (unit, dst)

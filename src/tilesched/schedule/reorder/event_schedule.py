@@ -193,16 +193,16 @@ class EventListScheduler:
     def _key(self, node: int, current: dict) -> tuple | None:
         """The ranking key of ``node`` (lower is better), or None if strict mode forbids it."""
         segment, tracker = self.segment, self.tracker
-        item = segment.item(node)
+        item = segment.items[node]
         producers = self.producers[node]
         if segment.boundary[node]:
             changed = {pair: int(pair in self.reserved) for pair in current}
-            flags = []
+            needed = flags = []
         else:
             needed = tracker.flags_needed(item, producers)
             changed = tracker.preview(item, producers, segment.consumers[node], needed)
             flags = needed or []
-        if self.enforce and self._forbidden(node, item, producers, changed):
+        if self.enforce and self._forbidden(node, item, producers, changed, needed):
             return None
         releases = any(v < current.get(pair, 0) for pair, v in changed.items())
         if len(changed) == len(current):
@@ -218,12 +218,14 @@ class EventListScheduler:
             return (premature, speed, events, node)
         return (premature, not releases, events, speed, node)
 
-    def _forbidden(self, node: int, item, producers: list[int], changed: dict) -> bool:
+    def _forbidden(self, node: int, item, producers: list[int], changed: dict,
+                   needed: list[int] | None) -> bool:
         """Strict mode: a *safe* variant keeps every pair's pressure within the limit (no
         dead end is then possible); an *optimistic* one only refuses a candidate whose own
         flags would find no free id now (it may run into a dead end, and then fails)."""
         if self.variant.optimistic:
-            return not self.segment.boundary[node] and self.tracker.overflows(item, producers)
+            return not self.segment.boundary[node] and self.tracker.overflows(item, producers,
+                                                                              needed)
         return any(v > self.machine.limit for v in changed.values())
 
     def _premature(self, node: int, flags: list[int]) -> bool:
@@ -254,7 +256,7 @@ class EventListScheduler:
         elif segment.is_free(node):
             self.tracker.add(Item(None), [], ())
         else:
-            self.tracker.add(segment.item(node), self.producers.pop(node), segment.consumers[node])
+            self.tracker.add(segment.items[node], self.producers.pop(node), segment.consumers[node])
         self.timeline.place(node)
         unit = segment.units[node]
         self.work[unit] -= segment.durations[node]

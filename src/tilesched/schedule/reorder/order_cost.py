@@ -101,26 +101,25 @@ def evaluate_tracked(segment: Segment, order: list[int], tracker: FlagTracker,
     ids: the tracker already holds exactly the flags :func:`plan_flags` would plan
     (positions in the order; boundaries restart the planner as insert-sync does), so only
     the timing is left to compute. Not for loop bodies (back edges are planned separately)."""
-    by_position: dict[int, list[SyncOp]] = {}
-    for sync in tracker.ops:
-        by_position.setdefault(sync.position, []).append(sync)
     entries: list[tuple] = []
-    for k in range(len(order) + 1):
-        for sync in sorted(by_position.get(k, []), key=lambda s: s.order):
-            entries.append(_sync_entry(sync))
-        if k < len(order):
-            node = order[k]
-            if segment.boundary[node]:
-                entries.append((FENCE, segment.durations[node]))
-            elif segment.units[node] is not None:
-                entries.append((OP, segment.units[node], segment.durations[node]))
+    syncs = tracker.plan_ops()  # by position, then order
+    k = 0
+    for index, node in enumerate(order):
+        while k < len(syncs) and syncs[k].position <= index:
+            entries.append(_sync_entry(syncs[k]))
+            k += 1
+        if segment.boundary[node]:
+            entries.append((FENCE, segment.durations[node]))
+        elif segment.units[node] is not None:
+            entries.append((OP, segment.units[node], segment.durations[node]))
+    entries.extend(_sync_entry(sync) for sync in syncs[k:])
     timed = replay(entries * max(1, segment.trips), machine.issue_cycles, machine.inline_units)
     return OrderCost(list(order), 0, tracker.peak_events(), ids_used(tracker.ops),
                      timed.makespan, variant, timed.live_events)
 
 
 def _evaluate_loop(segment, order, position, machine, variant) -> OrderCost:
-    items = [segment.item(node) for node in order]
+    items = [segment.items[node] for node in order]
     deps = sorted((position[i], position[j]) for i, j in segment.deps)
     carried = [(position[i], position[j], d) for i, j, d in segment.carried]
     plan = plan_loop_flags(items, deps, carried, machine.limit, machine.pipelined)
@@ -150,21 +149,21 @@ def _pieces(segment: Segment, order: list[int]) -> list:
 def _plan_piece(segment: Segment, piece: list[int], machine: Machine):
     local = {node: k for k, node in enumerate(piece)}
     deps = sorted((local[i], local[j]) for j in piece for i in segment.dep_preds[j] if i in local)
-    items = [segment.item(node) for node in piece]
+    items = [segment.items[node] for node in piece]
     return plan_flags(items, deps, machine.limit, machine.pipelined)
 
 
 def _entries(segment: Segment, nodes: list[int], syncs: list[SyncOp]) -> list[tuple]:
     """Timing entries for ``nodes`` in order with ``syncs`` inserted at their positions."""
-    by_position: dict[int, list[SyncOp]] = {}
-    for sync in syncs:
-        by_position.setdefault(sync.position, []).append(sync)
-    entries = []
-    for k in range(len(nodes) + 1):
-        for sync in sorted(by_position.get(k, []), key=lambda s: s.order):
-            entries.append(_sync_entry(sync))
-        if k < len(nodes) and segment.units[nodes[k]] is not None:
-            entries.append((OP, segment.units[nodes[k]], segment.durations[nodes[k]]))
+    syncs = sorted(syncs, key=lambda s: (s.position, s.order))
+    entries, k = [], 0
+    for index, node in enumerate(nodes):
+        while k < len(syncs) and syncs[k].position <= index:
+            entries.append(_sync_entry(syncs[k]))
+            k += 1
+        if segment.units[node] is not None:
+            entries.append((OP, segment.units[node], segment.durations[node]))
+    entries.extend(_sync_entry(sync) for sync in syncs[k:])
     return entries
 
 

@@ -49,15 +49,17 @@ class Segment:
         self.succs: list[list[int]] = [[] for _ in range(n)]
         self.dep_preds: list[list[int]] = [[] for _ in range(n)]
         self.dep_succs: list[list[int]] = [[] for _ in range(n)]
-        for i, j in sorted(set(self.deps)):
+        deps = _sorted_unique(self.deps)
+        for i, j in deps:
             self.dep_preds[j].append(i)
             self.dep_succs[i].append(j)
-        for i, j in sorted(set(self.deps) | set(self.order)):
+        for i, j in _sorted_unique(deps + self.order if self.order else deps):
             if not 0 <= i < j < n:
                 raise ValueError(f"edge {i}->{j} does not point forward in a {n}-node segment")
             self.preds[j].append(i)
             self.succs[i].append(j)
         self.consumers = [self.consumer_units(i) for i in range(n)]
+        self.items = [self.item(i) for i in range(n)]
 
     def __len__(self) -> int:
         return len(self.units)
@@ -84,3 +86,10 @@ class Segment:
             return False
         position = {node: k for k, node in enumerate(order)}
         return all(position[i] < position[j] for j in range(len(self)) for i in self.preds[j])
+
+
+def _sorted_unique(edges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``sorted(set(edges))`` (edges usually come sorted: then one linear check)."""
+    if all(a < b for a, b in zip(edges, edges[1:], strict=False)):
+        return edges
+    return sorted(set(edges))

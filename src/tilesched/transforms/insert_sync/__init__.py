@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 
 from tilesched.ir.blocks import functions
-from tilesched.transforms.pass_base import TileContext, TilePass, option
+from tilesched.transforms.pass_base import TileContext, TilePass, option, paused_gc
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,10 @@ class InsertSyncPass(TilePass):
     naive: bool = option(False, "baseline for benchmarks: a flag per dependence, serialized loops")
 
     def run(self, module: ModuleOp, env: TileContext) -> None:
+        with paused_gc():
+            self._synchronize(module, env)
+
+    def _synchronize(self, module: ModuleOp, env: TileContext) -> None:
         family = env.target.sync
         for function in functions(module):
             block = function.body.block

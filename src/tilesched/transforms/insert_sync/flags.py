@@ -16,7 +16,7 @@ from xdsl.dialects import scf
 from xdsl.ir import Block, Operation
 
 from tilesched.analysis.dependence import loop_carried_dependences
-from tilesched.analysis.reduced_deps import reduced_dependences
+from tilesched.analysis.reduced_deps import reduced_edges
 from tilesched.analysis.units import contains_unit_work, region_unit, unit_kind
 from tilesched.ir import sync as S
 from tilesched.ir.blocks import body_ops, insert_after, insert_before, split_at
@@ -85,7 +85,7 @@ class FlagSync:
         items = [self._item(op) for op in ops]
         all_ops = list(block.ops)
         index_of = {id(op): i for i, op in enumerate(ops)}
-        deps = [(d.src, d.dst) for d in reduced_dependences(ops)]
+        deps = reduced_edges(ops)
         carried = [(index_of[id(all_ops[d.src])], index_of[id(all_ops[d.dst])], d.distance)
                    for d in loop_carried_dependences(loop)
                    if id(all_ops[d.src]) in index_of and id(all_ops[d.dst]) in index_of]
@@ -105,7 +105,7 @@ class FlagSync:
         if not any(self._queued(op) for op in ops):
             return
         items = [self._item(op) for op in ops]
-        deps = [(d.src, d.dst) for d in reduced_dependences(ops)]
+        deps = reduced_edges(ops)
         plan = plan_flags(items, deps, self.limit, self.pipelined, naive=self.naive)
         self._record_peaks(plan.peak_events)
         anchor_after = ops[-1]
