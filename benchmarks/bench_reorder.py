@@ -13,21 +13,23 @@ Section `reorder` of BENCHMARKS.md: `python benchmarks/run_all.py reorder`.
    with a barrier_all (as the pass predicts them; for insert-sync alone, on the original
    order); "predicted" is the pass's own cycle estimate; "max ids used" the highest event
    id insert-sync wrote + 1.
-3. *Runtime* of the pass (parsing excluded, one run each) at 100, 1k and 10k statements
-   on a tiled stream (sparse dependences) and on a vector kernel that reuses 16 buffers at
-   random (dense dependences: pairs grow with the square of the length), with insert-sync's
-   runtime on the same input for scale.
+3. *Runtime* of the pass (parsing excluded, one run each) from 1k to 50k statements in one
+   block, on a tiled stream (sparse dependences) and on a vector kernel that reuses 16
+   buffers at random (dense dependences: conflicting pairs grow with the square of the
+   length), with insert-sync's runtime on the same input, the pass's predicted cycles, and
+   the growth exponents.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import random
 import statistics
 import time
 
 import figures
 
-from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.examples import example_path
 from tilesched.ir import parse_text, print_module
 from tilesched.schedule.reorder.exact import exact_order
@@ -183,39 +185,53 @@ def _max_event(printed: str) -> int:
 # ---------------------------------------------------------------------------- 3. runtime
 
 
-def _pass_seconds(text: str, pipeline: str) -> tuple[float, float]:
-    """Wall and CPU seconds of one run of ``pipeline`` (parsing and imports excluded)."""
+SIZES = (1000, 5000, 10000, 20000, 50000)
+
+
+def _pass_seconds(text: str, pipeline: str) -> tuple[float, float, dict]:
+    """Wall and CPU seconds of one run of ``pipeline`` (parsing and imports excluded), and
+    the pass's remarks."""
     target = load_target("ascend-a2")
     module = parse_text(text, "bench.mlir")
     passes = parse_pass_pipeline(pipeline)
+    env = TileContext(target)
     wall, cpu = time.perf_counter(), time.process_time()
-    run_pipeline(module, passes, TileContext(target))
-    return time.perf_counter() - wall, time.process_time() - cpu
+    run_pipeline(module, passes, env)
+    return time.perf_counter() - wall, time.process_time() - cpu, env.remarks
+
+
+def growth_exponent(sizes: list[int], seconds: list[float]) -> float:
+    """Slope of the least-squares line through (log size, log seconds): time ~ size^slope."""
+    xs, ys = [math.log(n) for n in sizes], [math.log(max(s, 1e-6)) for s in seconds]
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / \
+        sum((x - mx) ** 2 for x in xs)
 
 
 def runtime_rows() -> list[str]:
-    rows = ["| input | statements | reorder-events s (wall / cpu) | of which reduced_dependences "
-            "| insert-sync s (wall / cpu) |", "|---|---:|---:|---:|---:|"]
+    rows = ["| input | statements | ops | reorder-events s (wall / cpu) | predicted cycles "
+            "| fallbacks | insert-sync s (wall / cpu) |", "|---|---:|---:|---:|---:|---:|---:|"]
+    fits = []
     for label, make in (("tiled stream", _stream), ("16 reused buffers", _reuse)):
-        for statements in (100, 1000, 10000):
+        reorder_cpu, sync_cpu = [], []
+        for statements in SIZES:
             text = make(statements)
-            reorder = _pass_seconds(text, "reorder-events")
+            ops = sum(1 for line in text.splitlines() if line.startswith("  tile."))
+            wall, cpu, remarks = _pass_seconds(text, "reorder-events")
             sync = _pass_seconds(text, "insert-sync")
             figures.add_row("reorder", "runtime", input=label, statements=statements,
-                            reorder_s=reorder[0], insert_sync_s=sync[0])
-            rows.append(f"| {label} | {statements:,} | {reorder[0]:.2f} / {reorder[1]:.2f} | "
-                        f"{_dependence_seconds(text):.2f} | {sync[0]:.2f} / {sync[1]:.2f} |")
-    return rows
-
-
-def _dependence_seconds(text: str) -> float:
-    """Wall seconds of the dependence analysis the pass shares with insert-sync."""
-    module = parse_text(text, "bench.mlir")
-    function = next(iter(module.body.block.ops))
-    ops = list(function.body.block.ops)[:-1]
-    start = time.perf_counter()
-    reduced_dependences(ops)
-    return time.perf_counter() - start
+                            reorder_s=wall, insert_sync_s=sync[0])
+            reorder_cpu.append(cpu)
+            sync_cpu.append(sync[1])
+            report = remarks["reorder_events"]
+            rows.append(f"| {label} | {statements:,} | {ops:,} | {wall:.2f} / {cpu:.2f} | "
+                        f"{report['cycles']:,} | {report['fallbacks']['after']} | "
+                        f"{sync[0]:.2f} / {sync[1]:.2f} |")
+        fits.append(f"| {label} | {growth_exponent(list(SIZES), reorder_cpu):.2f} | "
+                    f"{growth_exponent(list(SIZES), sync_cpu):.2f} |")
+    return rows + ["", "Growth exponent (least-squares slope of log cpu seconds against log "
+                   "statements, 1k to 50k; 1.00 = linear):", "",
+                   "| input | reorder-events | insert-sync |", "|---|---:|---:|", *fits]
 
 
 def _stream(statements: int) -> str:
@@ -234,7 +250,9 @@ def run() -> str:
              "pair), both timed by the same replay:", "", *gap_rows(), "",
              "Kernels on ascend-a2, simulated (cycles, peak live events and races from "
              "`tilesched sim`):", "", *kernel_rows(), "",
-             "Runtime of the pass (one run each, shared 2-core machine):", "", *runtime_rows()]
+             f"Runtime of the pass (one run each, parsing excluded; shared 2-core machine, "
+             f"1-minute load average {os.getloadavg()[0]:.1f} at the start of this table; "
+             f"goal: < 2 s on every 10k input, 50k statements < 12 s):", "", *runtime_rows()]
     return "\n".join(parts)
 
 

@@ -5,7 +5,13 @@ Section `sync` of BENCHMARKS.md: `python benchmarks/run_all.py sync`.
 
 from __future__ import annotations
 
+import math
+import os
+import pathlib
 import random
+import subprocess
+import sys
+import tempfile
 import time
 
 import figures
@@ -90,14 +96,54 @@ def straight_line_rows() -> list[str]:
     return rows
 
 
+SIZES = (1000, 5000, 10000, 20000, 50000)
+
+
 def runtime_rows() -> list[str]:
+    """The pass alone (parsing excluded), and ``tilesched opt -p insert-sync`` end to end on
+    the largest program (a file of 50k statements in one block)."""
     target = load_target("ascend-a2")
-    rows = ["| statements | insert-sync seconds | sync ops inserted |", "|---:|---:|---:|"]
-    for statements in (100, 1000, 10000):
-        _, static, seconds = _synced(straight_line_program(statements), target, "insert-sync")
-        figures.add_row("sync", "runtime", statements=statements, seconds=seconds)
-        rows.append(f"| {statements} | {seconds:.2f} | {static} |")
-    return rows
+    rows = ["| statements | ops | file MB | insert-sync s (cpu) | sync ops inserted |",
+            "|---:|---:|---:|---:|---:|"]
+    seconds = []
+    for statements in SIZES:
+        text = straight_line_program(statements)
+        ops = sum(1 for line in text.splitlines() if line.startswith("  tile."))
+        module = parse_text(text, "bench.mlir")
+        start = time.process_time()
+        run_pipeline(module, parse_pass_pipeline("insert-sync"), TileContext(target))
+        seconds.append(time.process_time() - start)
+        figures.add_row("sync", "runtime", statements=statements, seconds=seconds[-1])
+        inserted = sum(1 for op in module.walk() if op.name.startswith("sync."))
+        rows.append(f"| {statements:,} | {ops:,} | {len(text) / 1e6:.1f} | {seconds[-1]:.2f} "
+                    f"| {inserted:,} |")
+    exponent = growth_exponent(list(SIZES), seconds)
+    wall = _opt_end_to_end(straight_line_program(SIZES[-1]))
+    return rows + ["", f"Growth exponent of the pass, 1k to 50k statements (least-squares slope "
+                   f"of log seconds against log statements; 1.00 = linear): **{exponent:.2f}**.",
+                   "", f"`tilesched opt FILE -p insert-sync --target ascend-a2 -o OUT` on the "
+                   f"{SIZES[-1]:,}-statement file, end to end (start-up, parse, verify, pass, "
+                   f"print, write): **{wall:.1f} s** wall."]
+
+
+def _opt_end_to_end(text: str) -> float:
+    with tempfile.TemporaryDirectory() as folder:
+        source = pathlib.Path(folder) / "big.mlir"
+        source.write_text(text)
+        start = time.perf_counter()
+        command = [str(pathlib.Path(sys.executable).with_name("tilesched")), "opt", str(source),
+                   "-p", "insert-sync", "--target", "ascend-a2",
+                   "-o", str(source.with_suffix(".out.mlir"))]
+        subprocess.run(command, check=True)
+        return time.perf_counter() - start
+
+
+def growth_exponent(sizes: list[int], seconds: list[float]) -> float:
+    """Slope of the least-squares line through (log size, log seconds): time ~ size^slope."""
+    xs, ys = [math.log(n) for n in sizes], [math.log(max(s, 1e-6)) for s in seconds]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / \
+        sum((x - mx) ** 2 for x in xs)
 
 
 def run() -> str:
@@ -110,8 +156,9 @@ def run() -> str:
              "Random straight-line vector kernels (ascend-a2): removing implied dependences and",
              "waiting once per producer unit cuts the sync ops the naive insertion needs:", "",
              *straight_line_rows(), "",
-             "Runtime of the pass on straight-line vector kernels (ascend-a2), one run each:", "",
-             *runtime_rows()]
+             f"Runtime on straight-line vector kernels (ascend-a2), one run each; shared 2-core "
+             f"machine, 1-minute load average {os.getloadavg()[0]:.1f} at the start of this "
+             f"table:", "", *runtime_rows()]
     return "\n".join(parts)
 
 

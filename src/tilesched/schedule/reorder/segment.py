@@ -17,6 +17,10 @@ Why a graph type of its own, not the modulo graph: the cost of an order here is 
 flags insert-sync will plan, so a node carries its unit and kind (free, inline, control,
 boundary) and the edges are split into flag-deciding dependences and order-only edges; there
 are no resource footprints, latencies or iteration distances to carry (one block, one pass).
+
+Nothing here assumes a node is a single op: a span that must stay whole (a fusion group, the
+Fusion contract of DESIGN.md) can be one node with its unit and summed duration, its ops'
+dependences mapped onto it; the pass then moves the span's ops together.
 """
 
 from __future__ import annotations
