@@ -23,6 +23,9 @@ def sim_json(result: SimResult) -> dict:
         "target": result.machine,
         "ops_executed": result.ops_executed,
         "agents": result.agents,
+        "steady_state": result.steady_state,
+        "ops_simulated": result.ops_simulated,
+        "ops_represented": result.ops_represented,
     }
 
 

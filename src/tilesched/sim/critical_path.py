@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from itertools import product
 
+import numpy as np
+
 from tilesched.sim.program import ENQ, INLINE, TILE, Program
 from tilesched.sim.trace import region_intersection
 
@@ -159,22 +161,35 @@ class WrittenRegions:
         self.big: set = set()
 
     def ready(self, region) -> int:
-        """Latest finish among the writes a read of ``region`` depends on (newest first)."""
+        """Latest finish among the writes a read of ``region`` depends on."""
         if self.disjoint:
             ready = self.finish.get(region)
             if ready is not None:
                 return ready
-        ready = 0
+        return max((self.finish[r] for r in self.depends(region)), default=0)
+
+    def depends(self, region) -> list:
+        """The writes a read of ``region`` depends on: newest first, each overlapping write not
+        covered (for this read) by a newer one, up to the first that contains the read."""
+        if self.disjoint and region in self.finish:
+            return [region]
+        found: list = []
         newer: list = []
         for written in self._overlapping(region, newest_first=True):
-            finish = self.finish[written]
             if _contains(written, region):
-                return max(ready, finish)
+                found.append(written)
+                return found
             common = region_intersection(written, region)
             if not any(_contains(n, common) for n in newer):
-                ready = max(ready, finish)
+                found.append(written)
             newer.append(written)
-        return ready
+        return found
+
+    def regions(self) -> list:
+        """The live written regions, oldest first."""
+        if self.cells is None:
+            return list(self.finish)
+        return sorted(self.finish, key=self.age.__getitem__)
 
     def write(self, region, finish: int) -> None:
         """Make ``region`` the newest write, dropping older writes it covers."""
@@ -274,3 +289,95 @@ def _contains(outer, inner) -> bool:
         if ilo < olo or ihi > ohi:
             return False
     return True
+
+
+def advance_path(path: CriticalPath, period: list[list[tuple]], move, periods: int) -> bool:
+    """Advance ``path`` by ``periods`` more repetitions of the instruction chunks ``period``.
+
+    The path's state is the finish time of each live written region plus the longest chain, and
+    one repetition maps it by a max-plus linear map ``x -> A (x)`` (every new finish is a max of
+    old finishes plus durations). Replaying ``period`` once on max-plus *forms* of the old
+    values gives ``A``; ``A`` to the power ``periods`` (by squaring) gives the state after the
+    skipped repetitions exactly. ``move(buf, region, times)`` moves a region by ``times``
+    repetitions; the replay must map the live regions onto themselves moved once (else
+    ``False`` and the path is left as it was).
+    """
+    keys = [(buf, r) for buf, written in path.writers.items() for r in written.regions()]
+    var = {key: 2 + k for k, key in enumerate(keys)}
+    forms: dict[int, WrittenRegions] = {}
+    for buf, written in path.writers.items():
+        copy = forms[buf] = WrittenRegions()
+        for region in written.regions():
+            copy._add(region, {var[(buf, region)]: 0})
+        copy.disjoint = written.disjoint
+    longest = {1: 0}
+    for code in period:
+        for ins in code:
+            if (ins[0] != ENQ and ins[0] != INLINE) or ins[2][0] != TILE:
+                continue
+            item = ins[2]
+            start = {0: 0}
+            for buf, region, write, _ in item[3]:
+                written = forms.get(buf)
+                if not write and written is not None:
+                    for dep in written.depends(region):
+                        start = _form_max(start, written.finish[dep])
+            finish = {v: offset + item[1] for v, offset in start.items()}
+            for buf, region, write, _ in item[3]:
+                if write:
+                    forms.setdefault(buf, WrittenRegions()).write(region, finish)
+            longest = _form_max(longest, finish)
+    for buf, written in forms.items():
+        before = path.writers.get(buf)
+        moved = [move(buf, r, 1) for r in before.regions()] if before is not None else []
+        if written.regions() != moved or (before is not None and written.disjoint != before.disjoint):
+            return False
+    size = 2 + len(keys)
+    step = np.full((size, size), -np.inf)
+    step[0, 0] = 0
+    for v, offset in longest.items():
+        step[1, v] = offset
+    for (buf, region), row in var.items():
+        for v, offset in forms[buf].finish[move(buf, region, 1)].items():
+            step[row, v] = offset
+    state = np.full(size, -np.inf)
+    state[0], state[1] = 0, path.longest
+    for (buf, region), row in var.items():
+        state[row] = path.writers[buf].finish[region]
+    state = _max_plus_power(step, periods, state)
+    if not np.all(np.abs(state[np.isfinite(state)]) < 2 ** 53):
+        return False
+    path.longest = int(state[1])
+    rebuilt: dict[int, WrittenRegions] = {}
+    for buf, written in path.writers.items():
+        fresh = rebuilt[buf] = WrittenRegions()
+        for region in written.regions():
+            fresh._add(move(buf, region, periods), int(state[var[(buf, region)]]))
+        fresh.disjoint = written.disjoint
+    path.writers = rebuilt
+    return True
+
+
+def _form_max(a: dict, b: dict) -> dict:
+    """Max of two max-plus forms ``{variable: offset}``."""
+    out = dict(a)
+    for v, offset in b.items():
+        if offset > out.get(v, -INF_FORM):
+            out[v] = offset
+    return out
+
+
+INF_FORM = float("inf")
+
+
+def _max_plus_power(matrix, power: int, vector):
+    """``matrix`` to the ``power`` applied to ``vector`` in the max-plus semiring."""
+    result = vector
+    base = matrix
+    while power:
+        if power & 1:
+            result = (base + result[None, :]).max(axis=1)
+        power >>= 1
+        if power:
+            base = (base[:, :, None] + base[None, :, :]).max(axis=1)
+    return result

@@ -43,6 +43,7 @@ from tilesched.sim.issuers import IssuerWalk
 from tilesched.sim.outcome import build_result
 from tilesched.sim.program import Program, compile_trace
 from tilesched.sim.result import Findings, SimResult
+from tilesched.sim.steady import SteadyState
 from tilesched.sim.trace import Trace
 from tilesched.sim.units import PipeState, UnitWalk
 
@@ -53,7 +54,7 @@ class Engine(IssuerWalk, UnitWalk):
     """One simulation of a compiled program; :meth:`run` returns a :class:`SimResult`."""
 
     def __init__(self, program: Program, check_races: bool = True, record: bool = False,
-                 bound: bool = True):
+                 bound: bool = True, steady: bool = False):
         self.p = p = program
         self.machine = p.machine
         self.issue_cost = p.machine.issue_cost
@@ -71,6 +72,11 @@ class Engine(IssuerWalk, UnitWalk):
         if check_races:
             self.detector = RaceDetector(self._describe, p.buffer_label, self._live_views,
                                          p.position, p.memory.race_free)
+        self.steady = None
+        self.awaited = self.await_wins = None
+        if steady and not record and hasattr(p, "jump"):
+            self.steady = SteadyState(self, p)
+            self.awaited, self.await_wins = set(), set()
 
     def _init_agents(self) -> None:
         """Per-agent arrays (indexed by agent): time, epoch, clock, queue, marks."""
@@ -85,6 +91,7 @@ class Engine(IssuerWalk, UnitWalk):
         self.base = [0] * n
         self.last_iv = [None] * n
         self.busy = [0] * n
+        self.avail_wins = [0] * n  # ops whose start the issuer's enqueue time decided
         self.watch = [[] for _ in range(n)]
         self.marks = [deque() for _ in range(n)]  # group-commit counts not reached yet
         self.marked = [{} for _ in range(n)]  # count -> (end time, exported clock)
@@ -154,7 +161,10 @@ class Engine(IssuerWalk, UnitWalk):
                 self.flags.sweep(self._time_floor)
         self.flags.sweep(self._time_floor)
         if self.deferred:
-            self.push(self.deferred.popleft())
+            issuer = self.deferred.popleft()
+            if self.steady is not None:
+                self.steady.boundary(issuer)
+            self.push(issuer)
             return True
         return False
 
@@ -224,10 +234,12 @@ def simulate(trace: Trace, check_races: bool = True, record: bool = False,
 
 
 def simulate_program(program: Program, check_races: bool = True, record: bool = False,
-                     bound: bool = True) -> SimResult:
-    """Simulate a compiled program (a trace's, or a streamed lowering's)."""
+                     bound: bool = True, steady: bool = False) -> SimResult:
+    """Simulate a compiled program (a trace's, or a streamed lowering's); with ``steady``, a
+    streamed program's loops may be extrapolated once their state repeats (``steady.py``)."""
     with _no_cyclic_gc():
-        return Engine(program, check_races=check_races, record=record, bound=bound).run()
+        return Engine(program, check_races=check_races, record=record, bound=bound,
+                      steady=steady).run()
 
 
 @contextlib.contextmanager

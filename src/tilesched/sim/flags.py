@@ -36,17 +36,32 @@ class FlagTable:
     """Per flag: unconsumed sets ``(time, vc, op)``, counts, the latest wait, who waits."""
 
     def __init__(self, program: Program, findings: Findings, record: bool):
-        count = len(program.flags)
         self.p = program
         self.findings = findings
-        self.pending = [deque() for _ in range(count)]
-        self.sets = [0] * count
-        self.waits = [0] * count
+        self.count = 0
+        self.pending: list[deque] = []
+        self.sets: list[int] = []
+        self.waits: list[int] = []
         # the latest wait: (time, epoch, op, op of the set it consumed)
-        self.last_wait: list[tuple | None] = [None] * count
-        self.waiter: list[int | None] = [None] * count
-        self.live = LiveEvents(program)
-        self.history = [([], []) for _ in range(count)] if record else None
+        self.last_wait: list[tuple | None] = []
+        self.waiter: list[int | None] = []
+        self.live = LiveEvents()
+        self.history = [] if record else None
+        self.grow()
+
+    def grow(self) -> None:
+        """Take in the flags the program interned since (a streamed program interns them as
+        its ops are compiled)."""
+        for flag in self.p.flags[self.count:]:
+            self.pending.append(deque())
+            self.sets.append(0)
+            self.waits.append(0)
+            self.last_wait.append(None)
+            self.waiter.append(None)
+            self.live.add(self.count, flag)
+            if self.history is not None:
+                self.history.append(([], []))
+            self.count += 1
 
     def ready(self, flag: int) -> bool:
         """True when the flag has a set that no wait consumed yet."""
@@ -139,14 +154,16 @@ class LiveEvents:
     *frontier*: the earliest time at which an event of the pair could still arrive.
     """
 
-    def __init__(self, program: Program):
+    def __init__(self) -> None:
         self.pairs: dict[str, _PairSweep] = {}
         self.of_flag: list[_PairSweep] = []
-        for flag_id, flag in enumerate(program.flags):
-            pair = self.pairs.setdefault(flag.pair, _PairSweep())
-            pair.flags.append(flag_id)
-            pair.agents.update((flag.src, flag.dst))
-            self.of_flag.append(pair)
+
+    def add(self, flag_id: int, flag) -> None:
+        """Count the live events of one more flag with its pair."""
+        pair = self.pairs.setdefault(flag.pair, _PairSweep())
+        pair.flags.append(flag_id)
+        pair.agents.update((flag.src, flag.dst))
+        self.of_flag.append(pair)
 
     def interval(self, pair: str, start, end) -> None:
         """A flag of ``pair`` was live from ``start`` until ``end``."""

@@ -90,8 +90,15 @@ class IssuerWalk:
     def _fetch(self, i: int) -> list | None:
         """The issuer's next chunk of instructions (``None`` at the end of its program)."""
         chunk = next(self.sources[i], None)
-        if chunk is not None and self.bound is not None:
-            self.bound.feed(i, chunk)
+        if chunk is not None:
+            if self.bound is not None:
+                self.bound.feed(i, chunk)
+            if self.steady is not None:
+                self.steady.fetched_chunk(i, chunk)
+            for kind, detail in self.p.take_violations():
+                self.findings.add(kind, detail)
+            if len(self.p.flags) > self.flags.count:
+                self.flags.grow()
         return chunk
 
     def _inline(self, i: int, res: int, item: tuple, clock: int) -> int:
@@ -174,7 +181,7 @@ class IssuerWalk:
                 self.watch[agent].append((need, i))
                 self.block[i] = ("agent", agent, need, why)
                 return None
-            t = max(t, self._unit_end(agent))
+            t = self._met(i, agent, t, self._unit_end(agent))
             vc = join(vc, with_epoch(self.vc[agent], agent, need))
         self._joined(i, vc)
         return t
@@ -220,7 +227,16 @@ class IssuerWalk:
             return None
         end, vc = reached
         self._joined(i, join(self.vc[i], vc))
-        return max(clock, end)
+        return self._met(i, agent, clock, end)
+
+    def _met(self, i: int, agent: int, t: int, end: int) -> int:
+        """Issuer ``i`` at ``t`` waited for agent ``agent`` to be done at ``end``; noted for the
+        steady-state rate checks (``steady.py``) when they are on."""
+        if self.awaited is not None:
+            self.awaited.add((i, agent))
+            if end > t:
+                self.await_wins.add((i, agent))
+        return t if t >= end else end
 
     def _barrier(self, i: int, ins: tuple, clock: int) -> int | None:
         """Counter-based rendezvous (``local`` first drains the group's LDS ops)."""

@@ -21,7 +21,7 @@ model) are :class:`~tilesched.diagnostics.TileschedError` located at the op.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from xdsl.dialects import affine, arith, func, memref, scf
 from xdsl.dialects.builtin import (
@@ -73,7 +73,7 @@ def machine_model(target: Target) -> MachineModel:
 
 
 @dataclass
-class _View:
+class View:
     """A memref value: root buffer, region per root dimension, and which root dims remain."""
 
     buffer: int
@@ -82,21 +82,72 @@ class _View:
 
 
 @dataclass
-class _Static:
-    """What lowering computes once per tile op: routing, duration, properties, location."""
+class StaticOp:
+    """What lowering computes once per IR op it executes: routing, duration, properties, place.
 
+    Streamed instructions name their op by ``sid`` (its index in the lowering's static table);
+    the fields are those of a :class:`~tilesched.sim.trace.TraceOp` the simulator reports.
+    """
+
+    sid: int
     name: str
-    unit: str
+    unit: str | None
     duration: int
     props: dict
     loc: str
     async_queue: int | None
     lds: bool
     shapes: tuple  # per operand: the memref shape, or None for a scalar
+    issuer: str = ""
+
+    @property
+    def is_sync(self) -> bool:
+        return self.name.startswith("sync.")
 
 
-class _Lowering:
-    """Interprets one function, appending trace ops for the first issuer."""
+# Loop boundary kinds (the ``kind`` of a chunk's mark).
+ENTER, ITER, EXIT = range(3)
+MAX_TRIPS = (1 << 63) - 1
+
+
+@dataclass(eq=False)
+class LoopFrame:
+    """One execution of an ``scf.for``: its iteration domain and where the lowering is in it.
+
+    ``n`` is the index of the iteration being lowered (``0 <= n < trips``); the steady-state
+    simulation may move it forward at an ``ITER`` mark (``carried`` then holds the ``iter_args``
+    of the new iteration).
+    """
+
+    loop: int  # index in the lowering's loop table
+    op: scf.ForOp
+    lb: int
+    step: int
+    trips: int
+    execution: int  # counts executions of this loop op
+    n: int = 0
+    carried: list = field(default_factory=list)
+    current: int = -1  # the iteration the ops being lowered belong to (-1: before the first)
+    ordinal: int = 0  # chunks ended so far in that iteration
+    start_position: int = 0  # program position where the loop started
+
+
+@dataclass
+class Chunk:
+    """Ops lowered between two loop boundaries: ``ops`` are ``(sid, operands)`` pairs (a memref
+    operand is ``(buffer, region)``), the first at program position ``base``; ``mark`` is
+    ``(kind, frame, n)`` of the boundary that ends the chunk (``None`` at the end); ``where``
+    says, for each loop being run, ``(frame, iteration, ordinal)``: the chunk is the
+    ``ordinal``-th one of that iteration of that loop."""
+
+    base: int
+    ops: list
+    mark: tuple | None
+    where: tuple = ()
+
+
+class Lowering:
+    """Interprets one function; :meth:`chunks` yields what it executes, chunk by chunk."""
 
     def __init__(self, target: Target, args: dict[str, int | float], strict_args: bool = True):
         self.target = target
@@ -105,19 +156,27 @@ class _Lowering:
         self.args = dict(args)
         self.env: dict[SSAValue, object] = {}
         self.buffers: list[Buffer] = []
-        self.ops: list[TraceOp] = []
-        self.static: dict[Operation, _Static] = {}
+        self.statics: list[StaticOp] = []
+        self.static: dict[Operation, StaticOp] = {}
+        self.origins: list = []  # per buffer: the function argument or memref.alloc it came from
+        self.loops: list[scf.ForOp] = []
+        self.loop_ids: dict[scf.ForOp, int] = {}
+        self.executions = 0
         self.issuer = self.machine.issuers[0]
+        self.base = 0
+        self.ops: list = []
+        self.body = None
+        self.frames: list[LoopFrame] = []  # the loops being run, outermost first
 
     # -------------------------------------------------------------- entry
 
     def function(self, fn: func.FuncOp) -> None:
-        """Bind the function's arguments, then run its body."""
+        """Bind the function's arguments (the body runs in :meth:`chunks`)."""
         used = set()
         for k, arg in enumerate(fn.body.block.args):
             name = arg.name_hint or f"arg{k}"
             if isinstance(arg.type, MemRefType):
-                self.env[arg] = self._new_buffer(name, arg.type, True)
+                self.env[arg] = self._new_buffer(name, arg.type, True, arg)
             elif name in self.args:
                 self.env[arg] = _argument_value(name, self.args[name], arg.type, fn)
                 used.add(name)
@@ -130,43 +189,71 @@ class _Lowering:
             raise TileschedError(f"--arg {', '.join(unknown)}: @{fn.sym_name.data} has no such "
                                  f"scalar argument (scalar arguments: {', '.join(filter(None, names)) or 'none'})",
                                  location_of(fn))
-        self.block(fn.body.block)
+        self.body = fn.body.block
 
-    def _new_buffer(self, name: str, type_: MemRefType, argument: bool) -> _View:
+    def chunks(self):
+        """Run the function body, yielding a :class:`Chunk` at every loop boundary and at the end."""
+        yield from self.block(self.body)
+        yield Chunk(self.base, self.ops, None)
+
+    def jump(self, frame: LoopFrame, iteration: int, position: int, carried: list) -> None:
+        """Continue ``frame``'s loop at ``iteration`` (program position ``position``, ``iter_args``
+        ``carried``) instead of the next one; only at an ``ITER`` mark of that loop, the last
+        chunk the lowering yielded."""
+        frame.n = iteration
+        frame.carried = list(carried)
+        frame.current, frame.ordinal = iteration - 1, 0
+        self.base = position
+
+    def _new_buffer(self, name: str, type_: MemRefType, argument: bool, origin) -> View:
         """Add a root buffer of a memref type and return a view of all of it."""
         shape = memref_shape(type_)
         dtype = _DTYPES.get(str(type_.element_type), "float32")
         buf = Buffer(len(self.buffers), name, shape, dtype, memory_space(type_) or "", argument)
         self.buffers.append(buf)
-        return _View(buf.id, buf.region, tuple(range(len(shape))))
+        self.origins.append(origin)
+        return View(buf.id, buf.region, tuple(range(len(shape))))
+
+    def _mark(self, kind: int, frame: LoopFrame):
+        """End the current chunk at a loop boundary."""
+        where = tuple((f, f.current, f.ordinal) for f in self.frames)
+        for f in self.frames:
+            f.ordinal += 1
+        if kind == ITER:
+            frame.current, frame.ordinal = frame.n, 0
+        chunk = Chunk(self.base, self.ops, (kind, frame, frame.n), where)
+        self.base += len(self.ops)
+        self.ops = []
+        yield chunk
 
     # -------------------------------------------------------------- control flow
 
-    def block(self, block: Block) -> list | None:
-        """Run a block; returns the values of its terminating ``scf.yield`` (if any)."""
+    def block(self, block: Block):
+        """Run a block (a generator); returns the values of its terminating ``scf.yield``."""
         for op in block.ops:
             if isinstance(op, scf.YieldOp):
                 return [self.value(v, op) for v in op.operands]
             if isinstance(op, func.ReturnOp):
                 return None
-            self.op(op)
+            if isinstance(op, scf.ForOp):
+                yield from self.loop(op)
+            elif isinstance(op, scf.IfOp):
+                yield from self.branch(op)
+            else:
+                self.op(op)
         return None
 
     def op(self, op: Operation) -> None:
-        """Dispatch one op."""
+        """Dispatch one op without regions."""
         if isinstance(op, TileOp):
             self.tile(op)
         elif op.name.startswith("sync."):
             self.sync(op)
-        elif isinstance(op, scf.ForOp):
-            self.loop(op)
-        elif isinstance(op, scf.IfOp):
-            self.branch(op)
         elif isinstance(op, ViewOp | SlotOp):
             self.env[op.results[0]] = self.view(op)
         elif isinstance(op, memref.AllocOp):
             name = op.memref.name_hint or f"alloc{len(self.buffers)}"
-            self.env[op.memref] = self._new_buffer(name, op.memref.type, False)
+            self.env[op.memref] = self._new_buffer(name, op.memref.type, False, op)
         elif isinstance(op, StageBorderOp | memref.DeallocOp):
             return
         elif op.name.startswith(("arith.", "affine.apply")):
@@ -174,26 +261,57 @@ class _Lowering:
         else:
             raise TileschedError(f"the simulator does not model '{op.name}'", location_of(op))
 
-    def loop(self, op: scf.ForOp) -> None:
-        """Unroll an ``scf.for``, carrying ``iter_args``."""
-        lb, ub, step = (int(self.value(v, op)) for v in (op.lb, op.ub, op.step))
+    def loop(self, op: scf.ForOp):
+        """Run an ``scf.for`` (carrying ``iter_args``), marking its entry, iterations and exit."""
+        lb, ub, step = (self._bound(v, op, what) for v, what in
+                        ((op.lb, "lower bound"), (op.ub, "upper bound"), (op.step, "step")))
         if step <= 0:
             raise TileschedError(f"scf.for step must be positive, got {step}", location_of(op))
+        trips = max(0, -(-(ub - lb) // step))
+        if trips > MAX_TRIPS:
+            raise TileschedError(f"scf.for runs {trips} iterations, more than 2^63 - 1",
+                                 location_of(op))
+        loop_id = self.loop_ids.get(op)
+        if loop_id is None:
+            loop_id = self.loop_ids[op] = len(self.loops)
+            self.loops.append(op)
+        self.executions += 1
+        frame = LoopFrame(loop_id, op, lb, step, trips, self.executions,
+                          carried=[self.value(v, op) for v in op.iter_args],
+                          start_position=self.base + len(self.ops))
         body = op.body.block
-        carried = [self.value(v, op) for v in op.iter_args]
-        for i in range(lb, ub, step):
-            self.env[body.args[0]] = i
-            for arg, value in zip(body.args[1:], carried, strict=True):
+        yield from self._mark(ENTER, frame)
+        self.frames.append(frame)
+        while frame.n < frame.trips:
+            n = frame.n
+            self.env[body.args[0]] = lb + n * step
+            for arg, value in zip(body.args[1:], frame.carried, strict=True):
                 self.env[arg] = value
-            yielded = self.block(body)
-            carried = yielded if yielded is not None else carried
-        for result, value in zip(op.results, carried, strict=True):
+            yield from self._mark(ITER, frame)
+            if frame.n != n:  # moved forward by the steady-state simulation
+                continue
+            yielded = yield from self.block(body)
+            if yielded is not None:
+                frame.carried = yielded
+            frame.n = n + 1
+        yield from self._mark(EXIT, frame)
+        self.frames.pop()
+        for result, value in zip(op.results, frame.carried, strict=True):
             self.env[result] = value
 
-    def branch(self, op: scf.IfOp) -> None:
+    def _bound(self, value: SSAValue, op: scf.ForOp, what: str) -> int:
+        """A loop bound as an integer (a located error when it is not one)."""
+        found = self.value(value, op)
+        if isinstance(found, float) and found.is_integer():
+            found = int(found)
+        if not isinstance(found, int) or isinstance(found, bool):
+            raise TileschedError(f"scf.for {what} is {found!r}, not an integer", location_of(op))
+        return found
+
+    def branch(self, op: scf.IfOp):
         """Take the branch of an ``scf.if`` its condition selects."""
         region = op.true_region if self.value(op.cond, op) else op.false_region
-        yielded = self.block(region.blocks[0]) if region.blocks else None
+        yielded = (yield from self.block(region.blocks[0])) if region.blocks else None
         for result, value in zip(op.results, yielded or [], strict=False):
             self.env[result] = value
 
@@ -234,7 +352,7 @@ class _Lowering:
 
     # -------------------------------------------------------------- views and tile ops
 
-    def view(self, op: ViewOp | SlotOp) -> _View:
+    def view(self, op: ViewOp | SlotOp) -> View:
         """Narrow the source view by a window (``tile.view``) or a slot (``tile.slot``)."""
         src = self.value(op.source, op)
         region = list(src.region)
@@ -245,7 +363,7 @@ class _Lowering:
             if not 0 <= k < hi - lo:
                 raise TileschedError(f"tile.slot index {k} is outside 0..{hi - lo - 1}", location_of(op))
             region[root_dim] = (lo + k, lo + k + 1)
-            return _View(src.buffer, tuple(region), src.dims[1:])
+            return View(src.buffer, tuple(region), src.dims[1:])
         offsets = [int(self.value(v, op)) for v in op.offsets]
         for root_dim, offset, size in zip(src.dims, offsets, op.size_list, strict=True):
             lo, hi = region[root_dim]
@@ -253,24 +371,35 @@ class _Lowering:
                 raise TileschedError(f"tile.view window [{offset}, {offset + size}) is outside its "
                                      f"source dimension of size {hi - lo}", location_of(op))
             region[root_dim] = (lo + offset, lo + offset + size)
-        return _View(src.buffer, tuple(region), src.dims)
+        return View(src.buffer, tuple(region), src.dims)
+
+    def static_of(self, op: TileOp) -> StaticOp:
+        """The static entry of a tile op (routed and timed on first use)."""
+        info = self.static.get(op)
+        return info if info is not None else self._route(op)
 
     def tile(self, op: TileOp) -> None:
-        """Append a trace op for a tile op (routing and timing computed once per op)."""
+        """Lower one execution of a tile op (routing and timing computed once per op)."""
         info = self.static.get(op)
         if info is None:
-            info = self.static[op] = self._route(op)
+            info = self._route(op)
         operands = []
         for value, shape in zip(op.operands, info.shapes, strict=True):
             current = self.value(value, op)
             if shape is not None:
-                operands.append(Access(current.buffer, current.region, shape))
+                operands.append((current.buffer, current.region))
             else:
                 operands.append(current)
-        self._emit(TraceOp(info.name, self.issuer, info.unit, info.duration, tuple(operands),
-                           info.props, info.loc, info.async_queue, info.lds))
+        self.ops.append((info.sid, tuple(operands)))
 
-    def _route(self, op: TileOp) -> _Static:
+    def _register(self, op: Operation, **fields) -> StaticOp:
+        """Add an op to the static table."""
+        info = StaticOp(len(self.statics), issuer=self.issuer, **fields)
+        self.statics.append(info)
+        self.static[op] = info
+        return info
+
+    def _route(self, op: TileOp) -> StaticOp:
         """Unit, duration, queue and properties of a tile op on this target."""
         loc = str(location_of(op) or "?")
         mems = op.memref_operands
@@ -292,27 +421,50 @@ class _Lowering:
             queue = next((q for q, u in self.machine.async_queues.items() if u == unit), None)
         shapes = tuple(memref_shape(v.type) if isinstance(v.type, MemRefType) else None
                        for v in op.operands)
-        return _Static(op.name, unit, int(duration), _tile_props(op), loc, queue, kind == "lds",
-                       shapes)
+        return self._register(op, name=op.name, unit=unit, duration=int(duration),
+                              props=_tile_props(op), loc=loc, async_queue=queue,
+                              lds=kind == "lds", shapes=shapes)
 
     def sync(self, op: Operation) -> None:
-        """Append a trace op for a sync op, with its properties as plain Python values."""
-        props = {name: _plain(attr) for name, attr in op.properties.items()}
-        if op.name == "sync.wait_group" and "pending" not in props:
-            props["pending"] = int(self.value(op.operands[0], op))
-        self._emit(TraceOp(op.name, self.issuer, None, 0, (), props, str(location_of(op) or "?")))
+        """Lower one execution of a sync op (a ``wait_group`` count operand is evaluated)."""
+        info = self.static.get(op)
+        if info is None:
+            props = {name: _plain(attr) for name, attr in op.properties.items()}
+            info = self._register(op, name=op.name, unit=None, duration=0, props=props,
+                                  loc=str(location_of(op) or "?"), async_queue=None, lds=False,
+                                  shapes=())
+        if op.name == "sync.wait_group" and "pending" not in info.props:
+            self.ops.append((info.sid, (int(self.value(op.operands[0], op)),)))
+        else:
+            self.ops.append((info.sid, ()))
 
-    def _emit(self, trace_op: TraceOp) -> None:
-        """Append an op, refusing programs that unroll beyond :data:`MAX_OPS`."""
-        if len(self.ops) >= MAX_OPS:
-            raise TileschedError(f"the unrolled program exceeds {MAX_OPS} ops", trace_op.loc)
-        self.ops.append(trace_op)
+    # -------------------------------------------------------------- whole traces
 
-    def trace(self) -> Trace:
-        """The finished trace; other issuer groups get copies of the op list."""
-        programs = {self.issuer: self.ops}
+    def trace_op(self, sid: int, operands: tuple, issuer: str) -> TraceOp:
+        """The :class:`TraceOp` of one lowered op."""
+        info = self.statics[sid]
+        if info.is_sync:
+            props = info.props
+            if operands:
+                props = {**props, "pending": operands[0]}
+            return TraceOp(info.name, issuer, None, 0, (), props, info.loc)
+        values = tuple(Access(o[0], o[1], shape) if shape is not None else o
+                       for o, shape in zip(operands, info.shapes, strict=True))
+        return TraceOp(info.name, issuer, info.unit, info.duration, values, info.props, info.loc,
+                       info.async_queue, info.lds)
+
+    def trace(self, max_ops: int = MAX_OPS) -> Trace:
+        """Run the whole function into a :class:`Trace`; other issuer groups get copies."""
+        ops: list[TraceOp] = []
+        for chunk in self.chunks():
+            if len(ops) + len(chunk.ops) > max_ops:
+                where = chunk.mark[1].op if chunk.mark else None
+                raise TileschedError(f"the unrolled program exceeds {max_ops} ops",
+                                     location_of(where) if where is not None else None)
+            ops.extend(self.trace_op(sid, operands, self.issuer) for sid, operands in chunk.ops)
+        programs = {self.issuer: ops}
         for other in self.machine.issuers[1:]:
-            programs[other] = [replace(op, issuer=other) for op in self.ops]
+            programs[other] = [replace(op, issuer=other) for op in ops]
         return Trace(self.machine, self.buffers, programs)
 
 
@@ -461,7 +613,7 @@ def lower_module(module: ModuleOp, target: Target, args: dict[str, int | float] 
     With ``strict_args`` an ``args`` entry the function does not take is an error (a typo in
     ``--arg``); ``equiv`` relaxes this, since a transformed program may take fewer arguments.
     """
-    lowering = _Lowering(target, args or {}, strict_args)
+    lowering = Lowering(target, args or {}, strict_args)
     lowering.function(find_function(module, function))
     return lowering.trace()
 

@@ -110,9 +110,13 @@ def build_result(e) -> SimResult:
             if k not in e.released:
                 barriers[k] = ({j: a[0] for j, a in arrived.items()}, None)
         timeline = Timeline(e.records, e.syncs, e.flags.history, barriers,
-                            [a.name for a in e.p.agents], e.p.ops, e.p.flags)
+                            [a.name for a in e.p.agents], e.p.op_table, e.p.flags)
+    represented = e.tile_ops + e.sync_ops
+    skipped = e.steady.skipped_ops if e.steady is not None else 0
     return SimResult(e.machine.name, cycles, bound, reason, units, races, deadlock,
-                     e.findings.list(), e.sync_ops, peak, e.tile_ops, agents, timeline)
+                     e.findings.list(), e.sync_ops, peak, e.tile_ops, agents, timeline,
+                     e.steady.summary() if e.steady is not None else [],
+                     represented - skipped, represented)
 
 
 def _utilization(e, cycles: int) -> tuple[dict, dict]:

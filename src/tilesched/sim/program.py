@@ -73,6 +73,7 @@ class Program:
     bases: list[int] = field(default_factory=list)  # index of each issuer's first op in ``ops``
     memory: MemoryUse | None = None
     machine: MachineModel | None = None
+    virtual_stride: int = 0  # buffer ids of per-group copies (0: the number of buffers)
 
     def __post_init__(self) -> None:
         if self.memory is None:
@@ -90,6 +91,16 @@ class Program:
         """The trace op an instruction's op reference names."""
         return self.ops[op]
 
+    @property
+    def op_table(self):
+        """Op references -> trace ops, indexable (the recorded timeline's ``op_table``)."""
+        return self.ops
+
+    def take_violations(self) -> list[tuple[str, str]]:
+        """Violations found while compiling instructions since the last call (none here: a
+        trace is compiled before the run, into ``static_violations``)."""
+        return []
+
     @functools.cached_property
     def max_pending(self) -> int:
         """The largest ``wait_group`` pending count (how many committed groups to remember)."""
@@ -102,19 +113,22 @@ class Program:
 
     def buffer_label(self, buf: int) -> str:
         """Name of a (possibly virtual, per-group) buffer id for reports."""
-        count = len(self.buffer_names)
+        count = self.virtual_stride or len(self.buffer_names)
         if buf < count:
             return self.buffer_names[buf]
         return f"{self.buffer_names[buf % count]}@{self.agents[buf // count - 1].name}"
 
 
-class _Compiler:
-    """Walks every issuer's ops once, building agents, flags and instruction tuples."""
+class InstructionCompiler:
+    """Translates trace ops into instruction tuples: agents, flags, routes and memory operands.
 
-    def __init__(self, trace: Trace, with_accesses: bool = True):
-        self.trace = trace
+    Shared by :func:`compile_trace` (a whole trace at once) and the streamed lowering
+    (``stream.py``, op by op as the lowering runs). ``buffers`` may grow meanwhile.
+    """
+
+    def __init__(self, machine: MachineModel, buffers: list, with_accesses: bool = True):
         self.with_accesses = with_accesses
-        self.machine = trace.machine
+        self.machine = machine
         self.agents: list[Agent] = []
         self.instances: dict[tuple[str, int], int] = {}
         self.inline_units = [n for n, s in self.machine.units.items() if s.kind == "inline"]
@@ -124,9 +138,9 @@ class _Compiler:
         self.ops: list[TraceOp] = []
         self.violations: list[tuple[str, str]] = []
         self.flag_ops: dict[tuple, tuple] = {}
-        self.buffers = trace.buffers
-        self.ranks = [len(b.shape) for b in trace.buffers]
+        self.buffers = buffers
         self.groups = len(self.machine.issuers)
+        self.virtual_stride = len(buffers)  # see virtual_buffer
         self._make_agents()
 
     def _make_agents(self) -> None:
@@ -181,22 +195,26 @@ class _Compiler:
         mems = [o for o in op.operands if type(o) is Access]
         if not mems:
             return ()
-        loc, ranks = op.loc, self.ranks
-        try:
-            if any(ranks[a.buffer] != len(a.region) or a.buffer < 0 for a in mems):
-                raise IndexError
-        except IndexError:
-            raise TraceError(f"{loc}: an operand of {op.name} does not fit the buffer table") from None
-        if op.name == "tile.call":
+        buffers = self.buffers
+        for a in mems:
+            if not 0 <= a.buffer < len(buffers) or len(buffers[a.buffer].shape) != len(a.region):
+                raise TraceError(f"{op.loc}: an operand of {op.name} does not fit the buffer "
+                                 f"table")
+        return self.accesses_of(op.name, bool(op.props.get("accumulate")), mems, op.loc, issuer)
+
+    def accesses_of(self, name: str, accumulate: bool, mems, loc: str, issuer: int) -> tuple:
+        """:meth:`accesses` of memref operands given as objects with ``buffer``, ``region`` and
+        ``shape`` (already checked against the buffer table)."""
+        if name == "tile.call":
             pairs = [(a, True) for a in mems]
-        elif self.groups == 1 and not (op.name == "tile.matmul" and op.props.get("accumulate")):
+        elif self.groups == 1 and not (name == "tile.matmul" and accumulate):
             last = mems[-1]
             out = [(a.buffer, a.region, False, (a.region, loc)) for a in mems[:-1]]
             out.append((last.buffer, last.region, True, (last.region, loc)))
             return tuple(out)
         else:
             pairs = [(a, False) for a in mems[:-1]]
-            if op.name == "tile.matmul" and op.props.get("accumulate"):
+            if name == "tile.matmul" and accumulate:
                 pairs.append((mems[-1], False))
             pairs.append((mems[-1], True))
         if self.groups > 1:
@@ -217,7 +235,7 @@ class _Compiler:
         for access, write in pairs:
             buf, region = access.buffer, access.region
             if self.buffers[buf].space in self.machine.private_spaces:
-                buf = virtual_buffer(buf, issuer, len(self.buffers))
+                buf = virtual_buffer(buf, issuer, self.virtual_stride)
             elif write or (narrow and access.shape == dst.shape):
                 region = group_share(region, issuer, self.groups)
                 if region is None:
@@ -227,6 +245,12 @@ class _Compiler:
 
     def tile(self, op: TraceOp, issuer: int, index: int) -> tuple:
         """Route a tile op: an inline instruction or an enqueue to a unit instance."""
+        code, where = self.route(op, issuer)
+        item = (TILE, op.duration, index, self.accesses(op, issuer) if self.with_accesses else ())
+        return (code, where, item)
+
+    def route(self, op, issuer: int) -> tuple[int, int]:
+        """``(INLINE, inline unit index)`` or ``(ENQ, agent)`` for a tile op of ``issuer``."""
         unit = op.unit
         if op.async_queue is not None:
             unit = self.machine.async_queues.get(op.async_queue)
@@ -240,10 +264,9 @@ class _Compiler:
             raise TraceError(f"{op.loc}: {op.name} runs on unknown unit {unit!r}")
         if not isinstance(op.duration, int) or op.duration < 0:
             raise TraceError(f"{op.loc}: {op.name} has invalid duration {op.duration!r}")
-        item = (TILE, op.duration, index, self.accesses(op, issuer) if self.with_accesses else ())
         if unit in self.inline_index:
-            return (INLINE, self.inline_index[unit], item)
-        return (ENQ, self.instances[(unit, issuer)], item)
+            return INLINE, self.inline_index[unit]
+        return ENQ, self.instances[(unit, issuer)]
 
     def sync(self, op: TraceOp, issuer: int, index: int) -> tuple | None:
         """Translate one sync op (``None`` when this issuer group does not execute it)."""
@@ -309,12 +332,12 @@ class _Compiler:
             pending = 0
         return (WAITG, agent, pending, index, queue)
 
-    def compile(self) -> Program:
-        """Translate every issuer's program."""
+    def compile(self, trace: Trace) -> Program:
+        """Translate every issuer's program of a trace."""
         code, bases = [], []
         for i, issuer in enumerate(self.machine.issuers):
             body = []
-            ops = self.trace.programs.get(issuer, [])
+            ops = trace.programs.get(issuer, [])
             base = len(self.ops)
             bases.append(base)
             self.ops.extend(ops)
@@ -323,13 +346,20 @@ class _Compiler:
                 if ins is not None:
                     body.append(ins)
             code.append(body)
-        fed = [[a.index for a in self.agents if a.kind != "issuer" and a.owner == i]
-               for i in range(len(code))]
+        return Program(self.agents, self.inline_units, code, self.ops, self.flags,
+                       self.fed(), self.lds_agents(), self.violations,
+                       [b.name for b in self.buffers], bases, machine=self.machine)
+
+    def fed(self) -> list[list[int]]:
+        """Per issuer: the non-inline agents it enqueues to."""
+        return [[a.index for a in self.agents if a.kind != "issuer" and a.owner == i]
+                for i in range(len(self.machine.issuers))]
+
+    def lds_agents(self) -> list[int | None]:
+        """Per issuer: its LDS agent (``None`` without one)."""
         lds = self.machine.lds_unit
-        lds_agent = [self.instances.get((lds, i)) if lds else None for i in range(len(code))]
-        return Program(self.agents, self.inline_units, code, self.ops, self.flags, fed, lds_agent,
-                       self.violations, [b.name for b in self.buffers], bases,
-                       machine=self.machine)
+        return [self.instances.get((lds, i)) if lds else None
+                for i in range(len(self.machine.issuers))]
 
 
 @dataclass(frozen=True)
@@ -377,4 +407,4 @@ def compile_trace(trace: Trace, with_accesses: bool = True) -> Program:
     ``with_accesses=False`` leaves the memory operands out (timing only: no race check, no
     bound, no pipe hazards); the trace's operands are then not validated either.
     """
-    return _Compiler(trace, with_accesses).compile()
+    return InstructionCompiler(trace.machine, trace.buffers, with_accesses).compile(trace)

@@ -70,6 +70,9 @@ class SimResult:
     ops_executed: int
     agents: dict[str, dict] = field(default_factory=dict)
     timeline: object | None = None  # tilesched.sim.engine.Timeline when recorded
+    steady_state: list[dict] = field(default_factory=list)  # extrapolated loops (steady.py)
+    ops_simulated: int = 0  # tile + sync ops the engine executed one by one
+    ops_represented: int = 0  # tile + sync ops the run stands for (extrapolated ones too)
 
     @property
     def ok(self) -> bool:

@@ -36,7 +36,7 @@ class UnitWalk:
         flags = self.flags
         pending, waiter = flags.pending, flags.waiter
         marks = self.marks[a]
-        syncs = tiles = 0
+        syncs = tiles = wins = 0
         stop = min(n, marks[0] - self.base[a]) if marks else n
         while True:
             while h < stop:
@@ -44,6 +44,8 @@ class UnitWalk:
                 t = avail[h]
                 if t < clock:
                     t = clock
+                elif t > clock:
+                    wins += 1  # the issuer's time decided when the op starts
                 iv = ivc[h]
                 if iv is not last_iv:
                     vc = join(vc, iv)
@@ -94,6 +96,7 @@ class UnitWalk:
             stop = min(n, marks[0] - self.base[a]) if marks else n
         self.head[a], self.clock[a], self.vc[a], self.seq[a] = h, clock, vc, seq
         self.busy[a], self.last_iv[a] = busy, last_iv
+        self.avail_wins[a] += wins
         self.sync_ops += syncs
         self.tile_ops += tiles
         self._trim(a)
@@ -122,6 +125,8 @@ class UnitWalk:
             h = self.head[a]
             item = items[h]
             t = max(self.avail[a][h], self.clock[a])
+            if self.avail[a][h] > self.clock[a]:
+                self.avail_wins[a] += 1
             if self.ivc[a][h] is not self.last_iv[a]:
                 self.vc[a] = join(self.vc[a], self.ivc[a][h])
                 self.last_iv[a] = self.ivc[a][h]

@@ -1,0 +1,676 @@
+"""Steady-state simulation: skip whole periods of a loop whose state repeats, exactly.
+
+At the start of each iteration of an ``scf.for`` the leading issuer group steps aside until every
+other agent has run as far as it can (``Engine._mark``): the engine is then *quiescent* at a loop
+boundary, a well-defined point of the run. There :class:`SteadyState` takes a *cut*: a canonical
+form of everything that influences the rest of the run (docs/simulator.md, "Steady state"):
+
+- every time relative to the clock of the agent that produced it (an agent's clock moves by its
+  own ``lambda`` per period: an issuer that only enqueues runs ahead of its units at its own rate);
+- every epoch (vector-clock component, race-history entry) relative to its agent's op count, and
+  *ancient* when it is older than every epoch it could still be compared with;
+- every region relative to the iteration (``loop_analysis`` proves how regions move), every op
+  reference relative to the program position, every count relative to its agent's;
+- the discrete rest: queues, pending flag sets, groups, barriers, blocked agents, positions.
+
+When the cut at iteration ``j`` equals the cut at ``j - k`` (``k`` a multiple of the loop's input
+period), and the interactions between agents whose clocks moved at different rates were all
+decided the same way they will be decided again (the slower side never won a max), the evolution
+from ``j`` repeats the one from ``j - k`` shifted, period after period. The controller then jumps
+``m`` whole periods: clocks move by ``m * lambda``, epochs and counts by ``m * mu``, regions and op
+references by ``m`` periods, counters (ops, busy time, race and violation counts) by ``m`` times
+their increase over the observed period, the critical path by a max-plus matrix power; the
+lowering continues at iteration ``j + m k``. The tail and everything after the loop are simulated.
+
+Where no cut repeats within the budget, or the loop is not analyzable, the loop is simulated in
+full (``--max-ops`` bounds that).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tilesched.diagnostics import TileschedError
+from tilesched.ir.text import location_of
+from tilesched.sim.critical_path import advance_path
+from tilesched.sim.lower import ITER, View
+from tilesched.sim.loop_analysis import Unanalyzable, analyze_loop
+from tilesched.sim.program import MARK
+
+ANCIENT = "ancient"
+DOMINATED = "dominated"  # a time every later use takes the max of with something no earlier
+OLD = "old"
+MAX_CUTS = 256  # cuts tried per loop segment before it is simulated in full
+MIN_REMAINING = 4  # iterations left in a segment below which cutting is not worth it
+
+
+@dataclass
+class LoopReport:
+    """One extrapolated loop segment (``sim --json`` ``steady_state``)."""
+
+    loc: str
+    period: int
+    cycles_per_period: int
+    transient_iterations: int
+    skipped_iterations: int
+
+    def to_json(self) -> dict:
+        return {"loop": self.loc, "period": self.period,
+                "cycles_per_period": self.cycles_per_period,
+                "transient_iterations": self.transient_iterations,
+                "skipped_iterations": self.skipped_iterations}
+
+
+@dataclass
+class _Watch:
+    """Cuts taken in one segment of one execution of a loop."""
+
+    frame: object
+    segment: object = None
+    reason: str | None = None  # why the loop is simulated in full
+    cuts: dict = field(default_factory=dict)  # canonical key -> the latest _Cut with it
+    history: list = field(default_factory=list)  # the cuts, oldest first
+    tries: int = 0
+    start_position: int = 0
+    positions: dict = field(default_factory=dict)  # iteration -> program position at its start
+
+
+@dataclass
+class _Cut:
+    n: int
+    numbers: dict
+    chunks: list  # per issuer: instruction chunks fetched since the previous cut
+    clocks: list
+    seqs: list
+    awaited: set = field(default_factory=set)  # (issuer, agent) awaited since the previous cut
+    await_wins: set = field(default_factory=set)  # ... where the agent's time won
+
+
+class SteadyState:
+    """Watches loop boundaries of a streamed program and skips periodic stretches."""
+
+    def __init__(self, engine, program, enabled: bool = True):
+        self.e = engine
+        self.p = program
+        self.enabled = enabled
+        self.watches: dict[tuple, _Watch] = {}
+        self.reports: list[LoopReport] = []
+        self.unsteady: dict[str, str] = {}  # loop loc -> why it was simulated in full
+        self.fetched = [[] for _ in range(engine.n_issuers)]  # chunks since the last cut
+        self.recording = False
+        self.skipped_ops = 0
+        program.why_not_steady = lambda op: self.unsteady.get(str(location_of(op) or "?"))
+
+    # ------------------------------------------------------------------ hooks
+
+    def summary(self) -> list[dict]:
+        """``sim --json`` ``steady_state``: one entry per extrapolated loop (the first time it
+        was extrapolated, and how often and how many iterations in all)."""
+        loops: dict[str, dict] = {}
+        for report in self.reports:
+            entry = loops.get(report.loc)
+            if entry is None:
+                entry = loops[report.loc] = {**report.to_json(), "extrapolations": 0}
+                entry["skipped_iterations"] = 0
+            entry["extrapolations"] += 1
+            entry["skipped_iterations"] += report.skipped_iterations
+        return list(loops.values())
+
+    def fetched_chunk(self, issuer: int, chunk: list) -> None:
+        """The engine fetched a chunk (kept while a loop is watched, for the critical path)."""
+        if self.recording:
+            self.fetched[issuer].append(chunk)
+
+    def boundary(self, issuer: int) -> None:
+        """Issuer ``issuer`` is about to leave a loop-iteration mark with the engine quiescent."""
+        e = self.e
+        ins = e.code[issuer][e.pc[issuer]]
+        if not self.enabled or ins[0] != MARK or ins[1] != ITER:
+            return
+        frame, n = ins[4], ins[3]
+        stream = self.p.stream
+        if stream.next[issuer] != stream.first + len(stream.chunks):
+            return  # another group has lowered further: only the leading group cuts
+        watch = self._watch(frame, n)
+        watch.positions[n] = stream.chunks[-1].base + len(stream.chunks[-1].ops)
+        if watch.reason is not None or n >= watch.segment.end - MIN_REMAINING:
+            return
+        self._cut(watch, issuer, n)
+
+    # ------------------------------------------------------------------ watching loops
+
+    def _watch(self, frame, n: int) -> _Watch:
+        key = (frame.loop, frame.execution)
+        watch = self.watches.get(key)
+        if watch is None:
+            for old in [k for k in self.watches if k[0] == frame.loop]:
+                del self.watches[old]
+            watch = self.watches[key] = _Watch(frame)
+        if watch.reason is None and (watch.segment is None or n >= watch.segment.end):
+            self._analyze(watch, frame, n)
+        return watch
+
+    def _analyze(self, watch: _Watch, frame, n: int) -> None:
+        """Prove the input periodic from iteration ``n`` on (a new segment: cuts restart)."""
+        lowering = self.p.lowering
+        try:
+            watch.segment = analyze_loop(frame.op, frame.lb, frame.step, frame.trips, n,
+                                         lowering.env, View)
+        except Unanalyzable as why:
+            self._give_up(watch, f"its iterations cannot be shown periodic: {why}")
+            return
+        for buf, shift in watch.segment.shift.items():
+            if shift is None and self._relevant(buf):
+                self._give_up(watch, f"buffer {lowering.buffers[buf].name} is accessed with "
+                              f"offsets that move differently")
+                return
+        watch.cuts.clear()
+        watch.tries = 0
+        watch.start_position = self.p.stream.chunks[-1].base + len(self.p.stream.chunks[-1].ops)
+
+    def _relevant(self, buf: int) -> bool:
+        """Do the instructions keep any access to ``buf``?"""
+        from tilesched.sim.stream import VIRTUAL_STRIDE
+        dropped = self.p.use.dropped
+        groups = range(-1, self.e.n_issuers)
+        return any((buf if g < 0 else buf + VIRTUAL_STRIDE * (g + 1)) not in dropped
+                   for g in groups)
+
+    def _give_up(self, watch: _Watch, reason: str) -> None:
+        watch.reason = reason
+        self.unsteady[str(location_of(watch.frame.op) or "?")] = reason
+        self.recording = any(w.reason is None for w in self.watches.values())
+
+    # ------------------------------------------------------------------ cuts
+
+    def _cut(self, watch: _Watch, leader: int, n: int) -> None:
+        e = self.e
+        watch.tries += 1
+        if watch.tries > MAX_CUTS:
+            self._give_up(watch, f"its state did not repeat within {MAX_CUTS} iterations")
+            return
+        if e.detector is not None:
+            e.detector.prune()
+        view = _Canonical(self, watch, leader, n)
+        try:
+            key = view.key()
+        except _NotHere:
+            return
+        cut = _Cut(n, _numbers(e), [list(c) for c in self.fetched], list(e.clock), list(e.seq),
+                   set(e.awaited), set(e.await_wins))
+        for chunks in self.fetched:
+            chunks.clear()
+        e.awaited.clear()
+        e.await_wins.clear()
+        watch.history.append(cut)
+        if len(watch.history) > MAX_CUTS:
+            del watch.history[0]
+        self.recording = True
+        earlier = watch.cuts.get(key)
+        if earlier is None:
+            watch.cuts[key] = cut
+            return
+        self._try_skip(watch, earlier, cut, leader, n, view)
+        watch.cuts[key] = cut
+
+    def _try_skip(self, watch: _Watch, earlier: _Cut, cut: _Cut, leader: int, n: int,
+                  view: _Canonical) -> None:
+        e = self.e
+        k = n - earlier.n
+        segment = watch.segment
+        lam = [a - b for a, b in zip(cut.clocks, earlier.clocks, strict=True)]
+        mu = [a - b for a, b in zip(cut.seqs, earlier.seqs, strict=True)]
+        between = [c for c in watch.history if earlier.n < c.n <= n]
+        awaited = set().union(*(c.awaited for c in between))
+        wins = set().union(*(c.await_wins for c in between))
+        if not _rates_agree(e, earlier.numbers, cut.numbers, lam, awaited, wins):
+            return
+        room = segment.end - n - MIN_REMAINING + 1
+        periods = room // k
+        if periods < 1:
+            return
+        deltas = {key: value - earlier.numbers.get(key, 0) for key, value in cut.numbers.items()}
+        period_chunks = [[] for _ in range(e.n_issuers)]
+        for record in between:
+            for issuer, chunks in enumerate(record.chunks):
+                period_chunks[issuer].extend(chunks)
+        shift = _Shift(self, watch, view, periods, k, lam, mu, deltas)
+        if not shift.critical_paths(period_chunks):
+            return
+        shift.apply()
+        position = watch.positions[n]
+        advance = shift.positions
+        skipped = periods * k
+        self.p.jump(watch.frame, skipped, watch.positions, advance, segment, e)
+        self.skipped_ops += periods * deltas.get(("ops",), 0)
+        watch.cuts.clear()
+        watch.history.clear()
+        watch.positions = {n + skipped: position + advance}
+        self.reports.append(LoopReport(str(location_of(watch.frame.op) or "?"), k,
+                                       max(lam) if lam else 0, earlier.n - segment.start,
+                                       skipped))
+
+
+class _NotHere(Exception):
+    """The engine is not at a cut this controller can use (e.g. an issuer outside the loop)."""
+
+
+def _numbers(e) -> dict:
+    """Extensive quantities: what a skip adds ``m`` times the observed increase of."""
+    out = {("ops",): e.tile_ops + e.sync_ops, ("tile_ops",): e.tile_ops,
+           ("sync_ops",): e.sync_ops, ("spans",): getattr(e.p, "spans", 0)}
+    for a, busy in enumerate(e.busy):
+        out[("busy", a)] = busy
+        out[("done", a)] = e.base[a] + e.head[a]
+        out[("enq", a)] = e.base[a] + len(e.items[a])
+        out[("wins", a)] = e.avail_wins[a]
+        out[("groups", a)] = e.group_base[a] + len(e.groups[a])
+    for r, busy in enumerate(e.res_busy):
+        out[("res", r)] = busy
+    for i, count in enumerate(e.bar_count):
+        out[("bar", i)] = count
+    for f in range(e.flags.count):
+        out[("sets", f)] = e.flags.sets[f]
+        out[("waits", f)] = e.flags.waits[f]
+    for key, violation in e.findings._items.items():
+        out[("finding", key)] = violation.count
+    if e.detector is not None:
+        for key, entry in e.detector.found.items():
+            out[("race", key)] = entry[0]
+    if e.bound is not None:
+        for name, work in e.bound.work.items():
+            out[("work", name)] = work
+    return out
+
+
+def _rates_agree(e, before: dict, after: dict, lam: list[int], awaited: set,
+                 wins: set) -> bool:
+    """Interactions between agents whose clocks moved at different rates stay decided the same
+    way in every later period: the slower side never won (docs/simulator.md)."""
+    def moved(key):
+        return after.get(key, 0) != before.get(key, 0)
+
+    issuers = e.n_issuers
+    active = [i for i in range(issuers) if not e.done[i]]
+    if issuers > 1 and len({lam[i] for i in active}) > 1:
+        return False  # barriers, shared inline units and arbitration couple the groups
+    for agent in e.p.agents[issuers:]:
+        a, owner = agent.index, agent.owner
+        if moved(("done", a)):
+            if lam[owner] > lam[a]:
+                return False
+            if moved(("wins", a)) and lam[owner] != lam[a]:
+                return False
+    for f, flag in enumerate(e.p.flags):
+        if (moved(("sets", f)) or moved(("waits", f))) and lam[flag.src] != lam[flag.dst]:
+            return False
+    for issuer, agent in awaited:
+        if lam[agent] > lam[issuer]:
+            return False
+        if (issuer, agent) in wins and lam[agent] != lam[issuer]:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------- the state, walked once
+
+class _Map:
+    """How a walk treats each kind of value (see :func:`_walk`)."""
+
+    writes = False
+
+    def __init__(self, ctl: SteadyState, watch: _Watch):
+        e = ctl.e
+        self.e, self.ctl, self.watch = e, ctl, watch
+        self.per_ref = ctl.p.issuers * _max_static()
+        self.start = watch.start_position
+        self.segment = watch.segment
+        self.horizon = _horizons(e)
+        self.clocks = list(e.clock)  # before a shift moves them
+
+    def is_old(self, ref: int) -> bool:
+        return ref // self.per_ref < self.start
+
+    def vc(self, vc: tuple):
+        return tuple(self.epoch(b, x) for b, x in enumerate(vc))
+
+    def item(self, item: tuple):
+        return (item[0], item[1], self.ref(item[2]), self.accesses(item[3], item[2]))
+
+    def accesses(self, accesses: tuple, ref: int):
+        out = []
+        for buf, region, write, (_, loc) in accesses:
+            moved = self.region(buf, region, ref)
+            out.append((buf, moved, write, (moved, loc)))
+        return tuple(out)
+
+    def root_shift(self, buf: int):
+        from tilesched.sim.stream import VIRTUAL_STRIDE
+        return self.segment.shift.get(buf % VIRTUAL_STRIDE if buf >= VIRTUAL_STRIDE else buf)
+
+
+class _Canonical(_Map):
+    """Relative values: what must repeat for the run to repeat."""
+
+    def __init__(self, ctl: SteadyState, watch: _Watch, leader: int, n: int):
+        super().__init__(ctl, watch)
+        e = self.e
+        self.leader, self.n = leader, n
+        self.position = watch.positions[n]
+        self.done = [e.base[a] + e.head[a] for a in range(len(e.p.agents))]
+        self.bar_base = max(e.bar_count)
+        self.steps = n // self.segment.period
+
+    def key(self) -> tuple:
+        return (self.n % self.segment.period, tuple(_walk(self)), tuple(self._positions()))
+
+    def _positions(self):
+        """Where each issuer group is, relative to the leader's iteration."""
+        e, stream = self.e, self.ctl.p.stream
+        frame = self.watch.frame
+        for i in range(e.n_issuers):
+            if e.done[i]:
+                yield ("done",)
+                continue
+            index = stream.next[i] - 1
+            if index < stream.first:
+                raise _NotHere
+            where = stream.chunks[index - stream.first].where
+            found = next((w for w in where if w[0] is frame), None)
+            if found is None or found[1] < self.segment.start or found[1] not in self.watch.positions:
+                raise _NotHere
+            if i != self.leader and found[2] > 0 and _has_inner_loop(frame.op):
+                raise _NotHere  # its place would be re-lowered without inner skips
+            yield (found[1] - self.n, found[2], e.pc[i])
+
+    def time(self, owner: int, t):
+        return t - self.e.clock[owner]
+
+    def epoch(self, agent: int, x):
+        if x < self.horizon[agent]:
+            return ANCIENT
+        return x - self.e.seq[agent]
+
+    def count(self, agent: int, c: int):
+        return c - self.done[agent]
+
+    def bar(self, k: int):
+        return k - self.bar_base
+
+    def ref(self, ref: int):
+        if self.is_old(ref):
+            return (OLD, ref)
+        issuer_pos, sid = divmod(ref, _max_static())
+        pos, issuer = divmod(issuer_pos, self.ctl.p.issuers)
+        return (pos - self.position, issuer, sid)
+
+    def region(self, buf: int, region, ref):
+        if ref is not None and self.is_old(ref):
+            return (OLD, region)
+        shift = self.root_shift(buf)
+        if not shift:
+            return region
+        return tuple((lo - s * self.steps, hi - s * self.steps)
+                     for (lo, hi), s in zip(region, shift, strict=True))
+
+
+class _Shift(_Map):
+    """Values ``periods`` periods later: the state the full run would reach."""
+
+    writes = True
+
+    def __init__(self, ctl, watch, view: _Canonical, periods: int, k: int, lam, mu, deltas):
+        super().__init__(ctl, watch)
+        self.horizon = view.horizon
+        self.periods, self.k = periods, k
+        self.lam, self.mu, self.deltas = lam, mu, deltas
+        self.steps = periods * k // self.segment.period
+        positions = watch.positions
+        self.positions = periods * (positions[view.n] - positions[view.n - k])
+        e = self.e
+        self.count_step = [deltas.get(("done", a), 0) for a in range(len(e.p.agents))]
+        bar_steps = {deltas.get(("bar", i), 0) for i in range(e.n_issuers) if not e.done[i]}
+        self.bar_step = bar_steps.pop() if len(bar_steps) == 1 else None
+
+    def critical_paths(self, period_chunks) -> bool:
+        """Advance each issuer's critical path exactly (max-plus power); False if impossible."""
+        if self.e.bound is None or self.e.bound.paths is None:
+            return True
+        if self.bar_step is None:
+            return False
+        for issuer, path in enumerate(self.e.bound.paths):
+            if not advance_path(path, period_chunks[issuer], self._move, self.periods):
+                return False
+        return True
+
+    def _move(self, buf: int, region, times: int):
+        shift = self.root_shift(buf)
+        if not shift:
+            return region
+        steps = times * self.k // self.segment.period
+        return tuple((lo + s * steps, hi + s * steps) for (lo, hi), s in zip(region, shift,
+                                                                             strict=True))
+
+    def apply(self) -> None:
+        _walk(self)
+        e, m = self.e, self.periods
+        for key, delta in self.deltas.items():
+            if delta:
+                _bump(e, key, m * delta)
+        e.snap = [None] * e.n_issuers
+        e.last_iv = [None] * len(e.last_iv)
+
+    def time(self, owner: int, t):
+        return t + self.periods * self.lam[owner]
+
+    def epoch(self, agent: int, x):
+        if x < self.horizon[agent]:
+            return x
+        return x + self.periods * self.mu[agent]
+
+    def count(self, agent: int, c: int):
+        return c + self.periods * self.count_step[agent]
+
+    def bar(self, k: int):
+        return k + self.periods * self.bar_step
+
+    def ref(self, ref: int):
+        if self.is_old(ref):
+            return ref
+        return ref + self.positions * self.per_ref
+
+    def region(self, buf: int, region, ref):
+        if ref is not None and self.is_old(ref):
+            return region
+        shift = self.root_shift(buf)
+        if not shift:
+            return region
+        return tuple((lo + s * self.steps, hi + s * self.steps)
+                     for (lo, hi), s in zip(region, shift, strict=True))
+
+
+def _has_inner_loop(op) -> bool:
+    from xdsl.dialects import scf
+    return any(isinstance(inner, scf.ForOp) for inner in op.body.walk())
+
+
+def _max_static() -> int:
+    from tilesched.sim.stream import MAX_STATIC
+    return MAX_STATIC
+
+
+def _horizons(e) -> list:
+    """Per agent: the oldest of its epochs that anything may still compare with."""
+    horizon = [s + 1 for s in e.seq]
+    if e.detector is not None:
+        for per in e.detector.history.values():
+            for agent, h in per.items():
+                for table in (h[1], h[3]):
+                    for epoch, _ in table.values():
+                        if epoch < horizon[agent]:
+                            horizon[agent] = epoch
+    for f, wait in enumerate(e.flags.last_wait):
+        if wait is not None:
+            dst = e.p.flags[f].dst
+            horizon[dst] = min(horizon[dst], wait[1])
+    return horizon
+
+
+def _bump(e, key: tuple, amount: int) -> None:
+    """Add ``amount`` to one extensive quantity (see :func:`_numbers`)."""
+    kind = key[0]
+    if kind == "tile_ops":
+        e.tile_ops += amount
+    elif kind == "sync_ops":
+        e.sync_ops += amount
+    elif kind == "busy":
+        e.busy[key[1]] += amount
+    elif kind == "done":
+        e.base[key[1]] += amount
+    elif kind == "groups":
+        e.group_base[key[1]] += amount
+    elif kind == "res":
+        e.res_busy[key[1]] += amount
+    elif kind == "bar":
+        e.bar_count[key[1]] += amount
+    elif kind == "sets":
+        e.flags.sets[key[1]] += amount
+    elif kind == "waits":
+        e.flags.waits[key[1]] += amount
+    elif kind == "finding":
+        e.findings._items[key[1]].count += amount
+    elif kind == "race":
+        e.detector.found[key[1]][0] += amount
+    elif kind == "work":
+        e.bound.work[key[1]] += amount
+    elif kind == "spans":
+        e.p.spans += amount
+
+
+def _walk(m: _Map) -> list:
+    """Visit the engine state: canonical pieces (``m.apply`` false) or the shifted state."""
+    e = m.e
+    pieces = []
+    put = pieces.append
+    agents = e.p.agents
+    for a in range(len(agents)):
+        owner = agents[a].owner
+        h = e.head[a]
+        items = [m.item(x) for x in e.items[a][h:]]
+        avail = [m.time(owner, t) for t in e.avail[a][h:]]
+        ivc = [m.vc(v) for v in e.ivc[a][h:]]
+        watch = [(m.count(a, need), issuer) for need, issuer in e.watch[a]]
+        marks = [m.count(a, c) for c in e.marks[a]]
+        keep = e.p.max_pending + 1
+        groups = [m.count(a, c) for c in e.groups[a][-keep:]]
+        marked = {m.count(a, c): (m.time(a, end), m.vc(v))
+                  for c, (end, v) in e.marked[a].items() if c in e.groups[a][-keep:]}
+        clock, vc = m.time(a, e.clock[a]), m.vc(e.vc[a])
+        pipe = e.pipe.get(a)
+        window = None
+        if pipe is not None:
+            window = {buf: [(m.region(buf, r, op), w, m.ref(op)) for r, w, op in entries]
+                      for buf, entries in pipe.window.items()}
+            covered, drain = m.time(a, pipe.covered), m.time(a, pipe.drain)
+        if m.writes:
+            e.items[a][h:], e.avail[a][h:], e.ivc[a][h:] = items, avail, ivc
+            e.watch[a], e.groups[a] = watch, e.groups[a][:-keep] + groups
+            e.marks[a].clear()
+            e.marks[a].extend(marks)
+            e.marked[a] = marked
+            e.clock[a], e.seq[a], e.vc[a] = clock, e.seq[a] + m.periods * m.mu[a], vc
+            if pipe is not None:
+                pipe.window, pipe.covered, pipe.drain = window, covered, drain
+        else:
+            put((tuple(items), tuple(avail), tuple(ivc), tuple(watch), tuple(marks),
+                 tuple(groups), tuple(sorted(marked.items())), vc,
+                 None if pipe is None else (tuple((b, tuple(w)) for b, w in sorted(window.items())),
+                                            covered, drain)))
+    _walk_issuers(m, put)
+    _walk_flags(m, put)
+    _walk_races(m, put)
+    _walk_paths(m, put)
+    return pieces
+
+
+def _walk_issuers(m: _Map, put) -> None:
+    e = m.e
+    blocks = [_block(m, b) for b in e.block]
+    arb = {i: m.time(i, t) for i, t in e.arb.items()}
+    floor = min((m.clocks[i] for i in range(e.n_issuers) if not e.done[i]), default=None)
+    res_free = [t if floor is not None and t <= floor and m.writes
+                else DOMINATED if floor is not None and t <= floor else m.time(0, t)
+                for t in e.res_free]
+    arrivals = {m.bar(k): {j: (m.time(j, t), m.vc(v)) for j, (t, v) in arrived.items()}
+                for k, arrived in e.arrivals.items()}
+    released = {m.bar(k): (m.time(0, t), m.vc(v)) for k, (t, v) in e.released.items()}
+    left = {m.bar(k): c for k, c in e.barrier_left.items()}
+    bar_wait = [None if k is None else m.bar(k) for k in e.bar_wait]
+    if m.writes:
+        e.block, e.arb, e.res_free = blocks, arb, res_free
+        e.arrivals, e.released, e.barrier_left, e.bar_wait = arrivals, released, left, bar_wait
+        return
+    put((tuple(e.done), tuple(e.prio), tuple(e.passing), tuple(e.deferred), e.forced,
+         tuple(blocks), tuple(sorted(arb.items())), tuple(res_free),
+         tuple((k, tuple(sorted(v.items()))) for k, v in sorted(arrivals.items())),
+         tuple(sorted(released.items())), tuple(sorted(left.items())), tuple(bar_wait),
+         tuple(m.bar(c) for c in e.bar_count)))
+
+
+def _block(m: _Map, reason):
+    if reason is None:
+        return None
+    if reason[0] == "agent":
+        return ("agent", reason[1], m.count(reason[1], reason[2]), reason[3])
+    if reason[0] == "barrier":
+        return ("barrier", m.bar(reason[1]))
+    return ("flag", reason[1], m.ref(reason[2]))
+
+
+def _walk_flags(m: _Map, put) -> None:
+    e = m.e
+    flags = e.flags
+    pending = []
+    last = []
+    for f in range(flags.count):
+        flag = e.p.flags[f]
+        pending.append([(m.time(flag.src, t), m.vc(v), m.ref(op)) for t, v, op in flags.pending[f]])
+        wait = flags.last_wait[f]
+        last.append(None if wait is None else (m.time(flag.dst, wait[0]), m.epoch(flag.dst, wait[1]),
+                                              m.ref(wait[2]), m.ref(wait[3])))
+    if m.writes:
+        for f in range(flags.count):
+            flags.pending[f].clear()
+            flags.pending[f].extend(pending[f])
+            flags.last_wait[f] = last[f]
+        return
+    put((tuple(tuple(p) for p in pending), tuple(last), tuple(flags.waiter)))
+
+
+def _walk_races(m: _Map, put) -> None:
+    det = m.e.detector
+    if det is None:
+        return
+    history = []
+    for buf, per in det.history.items():
+        for agent, h in per.items():
+            tables = tuple(tuple(((m.region(buf, key[0], op), key[1]), (m.epoch(agent, epoch),
+                                                                        m.ref(op)))
+                                 for key, (epoch, op) in table.items())
+                           for table in (h[1], h[3]))
+            history.append((buf, agent, tables))
+    if m.writes:
+        for buf, agent, (writes, reads) in history:
+            det.history[buf][agent] = [max((v[0] for _, v in writes), default=0), dict(writes),
+                                       max((v[0] for _, v in reads), default=0), dict(reads)]
+        return
+    put(tuple(sorted(history, key=lambda x: (x[0], x[1]))))
+
+
+def _walk_paths(m: _Map, put) -> None:
+    bound = m.e.bound
+    if bound is None or bound.paths is None or m.writes:
+        return  # shifted by the max-plus power (_Shift.critical_paths)
+    for path in bound.paths:
+        put(tuple((buf, tuple(m.region(buf, r, None) for r in written.regions()), written.disjoint)
+                  for buf, written in sorted(path.writers.items())))

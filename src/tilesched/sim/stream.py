@@ -1,0 +1,421 @@
+"""A program the engine reads while the lowering runs: no trace is ever materialized.
+
+:class:`StreamedProgram` drives one :class:`~tilesched.sim.lower.Lowering` (which yields chunks of
+lowered ops at loop boundaries) and compiles each chunk for each issuer group as that group
+reaches it; chunks every group has passed are dropped, so memory follows the loop body, not the
+trip count. A loop boundary becomes a ``MARK`` instruction ``(MARK, kind, loop, n, frame)``.
+
+Op references. An instruction names its op by ``(position * issuers + issuer) * MAX_STATIC +
+sid``: the op's index in its issuer's program, the issuer, and the lowering's static op (which has
+the name, location and unit reports need).
+
+Memory use is decided before the run from the IR: for each buffer origin (function argument or
+``memref.alloc``) which agents touch it and whether anybody reads or writes it. Buffers no race
+can touch are skipped by the race detector, and operands that matter to nothing (never written;
+or never read, race-free and on no pipelined unit) are left out of the instructions altogether.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import NamedTuple
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import BlockArgument, Operation, SSAValue
+
+from tilesched.diagnostics import TileschedError
+from tilesched.ir.text import location_of
+from tilesched.ir.tile import SlotOp, TileOp, ViewOp
+from tilesched.ir.types import memory_space
+from tilesched.sim.lower import Lowering, StaticOp, find_function
+from tilesched.sim.program import (
+    INLINE,
+    MARK,
+    TILE,
+    InstructionCompiler,
+    MemoryUse,
+    Program,
+    virtual_buffer,
+)
+
+MAX_STATIC = 1 << 20  # static ops per program (op references pack the sid below this)
+VIRTUAL_STRIDE = 1 << 40  # per-group copies of private buffers: buffer + stride * (group + 1)
+CACHE_LIMIT = 1 << 14  # compiled operand tuples kept per issuer
+
+
+class _Mem(NamedTuple):
+    buffer: int
+    region: tuple
+    shape: tuple
+
+
+class _SyncOp(NamedTuple):
+    """The fields of a sync op :meth:`InstructionCompiler.sync` reads."""
+
+    name: str
+    props: dict
+    loc: str
+
+
+class StreamedProgram(Program):
+    """The instructions of a lowering, produced as the engine asks for them."""
+
+    def __init__(self, lowering: Lowering, function: func.FuncOp, with_accesses: bool = True,
+                 max_ops: int | None = None):
+        compiler = InstructionCompiler(lowering.machine, lowering.buffers, with_accesses)
+        compiler.virtual_stride = VIRTUAL_STRIDE
+        issuers = len(lowering.machine.issuers)
+        super().__init__(compiler.agents, compiler.inline_units, [[] for _ in range(issuers)],
+                         lowering.statics, compiler.flags, compiler.fed(), compiler.lds_agents(),
+                         [], _Names(lowering.buffers), [], MemoryUse([], frozenset()),
+                         lowering.machine, VIRTUAL_STRIDE)
+        self.lowering = lowering
+        self.compiler = compiler
+        self.with_accesses = with_accesses
+        self.issuers = issuers
+        self.stream = _ChunkStream(lowering, issuers)
+        self.cache = [{} for _ in range(issuers)]
+        self.routes = [{} for _ in range(issuers)]
+        self.use = _StaticMemoryUse(lowering, function, compiler)
+        self.memory = self.use.memory
+        self._max_pending = self.use.max_pending
+        self.max_ops = max_ops
+        self.simulated = 0  # program ops lowered and compiled (by the first group)
+        self.spans = 0  # fused spans (docs/fuse-tiles.md) among them
+        self.why_not_steady = None  # callable: loop op -> why it was simulated in full
+
+    # ------------------------------------------------------------------ Program interface
+
+    @property
+    def max_pending(self) -> int:
+        return self._max_pending
+
+    def chunks(self, issuer: int):
+        """The issuer's instructions, chunk by chunk."""
+        while True:
+            chunk = self.stream.take(issuer)
+            if chunk is None:
+                return
+            yield self.compile(issuer, chunk)
+
+    def op_of(self, op: int) -> StaticOp:
+        return self.lowering.statics[op % MAX_STATIC]
+
+    @property
+    def op_table(self):
+        return _OpTable(self)
+
+    def position(self, op: int) -> tuple[int, int]:
+        return divmod(op // MAX_STATIC, self.issuers)
+
+    def take_violations(self) -> list[tuple[str, str]]:
+        found = self.compiler.violations
+        if not found:
+            return []
+        self.compiler.violations = []
+        return found
+
+    def jump(self, frame, skipped: int, positions: dict, advance: int, segment, engine) -> None:
+        """Move every issuer group ``skipped`` iterations of ``frame``'s loop forward, keeping
+        its place inside the iteration (``steady.py``). The lowering restarts at the iteration
+        the last group is in and lowers again up to the leading group, which is at an ``ITER``
+        mark; each group's current chunk is recompiled, its place in it kept."""
+        stream = self.stream
+        targets = {}
+        for i in range(self.issuers):
+            if engine.done[i]:
+                continue
+            chunk = stream.chunks[stream.next[i] - 1 - stream.first]
+            tag = next(w for w in chunk.where if w[0] is frame)
+            targets[i] = (tag[1] + skipped, tag[2])
+        first = min(x for x, _ in targets.values())
+        self.lowering.jump(frame, first, positions[first - skipped] + advance,
+                           segment.carried_at(first))
+        found: dict[int, int] = {}
+        produced: list = []
+        while len(found) < len(targets):
+            chunk = next(stream.source)
+            produced.append(chunk)
+            tag = next((w for w in chunk.where if w[0] is frame), None)
+            for i, target in targets.items():
+                if i not in found and tag is not None and (tag[1], tag[2]) == target:
+                    found[i] = len(produced) - 1
+            if chunk.mark is None or (tag is not None and tag[1] > max(x for x, _ in targets.values())):
+                raise RuntimeError("steady-state jump: the lowering did not repeat its chunks")
+        keep = min(found.values())
+        base = stream.first + len(stream.chunks)
+        stream.chunks = deque(produced[keep:])
+        stream.first = base
+        for i, index in found.items():
+            stream.next[i] = base + index - keep + 1
+            engine.code[i] = self.compile(i, produced[index])
+        self.compiler.violations = []  # counted when these chunks were first compiled
+
+    # ------------------------------------------------------------------ compiling chunks
+
+    def compile(self, issuer: int, chunk) -> list[tuple]:
+        """The instructions of one lowered chunk for one issuer group."""
+        self.use.classify_new_buffers()
+        statics = self.lowering.statics
+        if issuer == 0:
+            self._count(chunk)
+        code = []
+        issuers, base = self.issuers, chunk.base
+        for k, (sid, operands) in enumerate(chunk.ops):
+            if sid >= MAX_STATIC:
+                raise TileschedError(f"the program has more than {MAX_STATIC} ops")
+            ref = ((base + k) * issuers + issuer) * MAX_STATIC + sid
+            info = statics[sid]
+            if info.is_sync:
+                ins = self._sync(info, operands, issuer, ref)
+                if ins is not None:
+                    code.append(ins)
+            else:
+                code.append(self._tile(info, operands, issuer, ref))
+        if chunk.mark is not None:
+            kind, frame, n = chunk.mark
+            code.append((MARK, kind, frame.loop, n, frame))
+        return code
+
+    def _count(self, chunk) -> None:
+        """Ops simulated so far, fused spans among them, and the ``--max-ops`` guard."""
+        self.simulated += len(chunk.ops)
+        statics = self.lowering.statics
+        for (sid, _), (nxt, _) in zip(chunk.ops, chunk.ops[1:], strict=False):
+            group = statics[sid].props.get("fusion_group")
+            if group is not None and statics[sid].props.get("fusion_order") == 0 \
+                    and statics[nxt].props.get("fusion_group") == group:
+                self.spans += 1
+        if self.max_ops is not None and self.simulated > self.max_ops:
+            raise self._too_many_ops()
+
+    def _too_many_ops(self) -> TileschedError:
+        """The located ``--max-ops`` error: the loop that makes the run long and what it costs."""
+        frames = self.lowering.frames
+        position = self.lowering.base
+        worst, total = None, position
+        for frame in frames:
+            done = max(frame.current, 0) + 1
+            per = max(1, (position - frame.start_position) // done)
+            estimate = frame.start_position + per * frame.trips
+            if worst is None or estimate > total:
+                worst, total = frame, max(total, estimate)
+        message = f"simulating every op would take about {total:,} ops, more than --max-ops " \
+                  f"{self.max_ops:,}"
+        loc = None
+        if worst is not None:
+            loc = location_of(worst.op)
+            message = (f"this loop runs {worst.trips:,} iterations: simulating every op would "
+                       f"take about {total:,} ops, more than --max-ops {self.max_ops:,}")
+            why = self.why_not_steady(worst.op) if self.why_not_steady else None
+            if why:
+                message += f"; it was not extrapolated because {why}"
+        return TileschedError(message + " (raise --max-ops, or lower the trip count)", loc)
+
+    def _tile(self, info: StaticOp, operands: tuple, issuer: int, ref: int) -> tuple:
+        route = self.routes[issuer].get(info.sid)
+        if route is None:
+            route = self.routes[issuer][info.sid] = self.compiler.route(info, issuer)
+        accesses = ()
+        if self.with_accesses:
+            key = (info.sid, operands)
+            cache = self.cache[issuer]
+            accesses = cache.get(key)
+            if accesses is None:
+                accesses = self._accesses(info, operands, issuer)
+                if len(cache) >= CACHE_LIMIT:
+                    cache.clear()
+                cache[key] = accesses
+        return (route[0], route[1], (TILE, info.duration, ref, accesses))
+
+    def _accesses(self, info: StaticOp, operands: tuple, issuer: int) -> tuple:
+        mems = [_Mem(o[0], o[1], shape) for o, shape in zip(operands, info.shapes, strict=True)
+                if shape is not None]
+        if not mems:
+            return ()
+        found = self.compiler.accesses_of(info.name, bool(info.props.get("accumulate")), mems,
+                                          info.loc, issuer)
+        dropped = self.use.dropped
+        return tuple(a for a in found if a[0] not in dropped)
+
+    def _sync(self, info: StaticOp, operands: tuple, issuer: int, ref: int) -> tuple | None:
+        props = info.props if not operands else {**info.props, "pending": operands[0]}
+        return self.compiler.sync(_SyncOp(info.name, props, info.loc), issuer, ref)
+
+
+class _OpTable:
+    """``op_table[ref]`` of a streamed program's recorded timeline."""
+
+    def __init__(self, program: StreamedProgram):
+        self.program = program
+
+    def __getitem__(self, ref: int) -> StaticOp:
+        return self.program.op_of(ref)
+
+
+class _Names:
+    """``buffer_names`` of a streamed program: the lowering's buffers as they are created."""
+
+    def __init__(self, buffers: list):
+        self.buffers = buffers
+
+    def __len__(self) -> int:
+        return len(self.buffers)
+
+    def __getitem__(self, index: int) -> str:
+        return self.buffers[index].name
+
+
+class _ChunkStream:
+    """The lowering's chunks, kept from the oldest one an issuer group still needs."""
+
+    def __init__(self, lowering: Lowering, issuers: int):
+        self.source = lowering.chunks()
+        self.chunks: deque = deque()
+        self.first = 0  # index of chunks[0]
+        self.next = [0] * issuers
+        self.ended = False
+
+    def take(self, issuer: int):
+        """The next chunk for ``issuer`` (``None`` after the last one)."""
+        index = self.next[issuer]
+        while index >= self.first + len(self.chunks):
+            if self.ended:
+                return None
+            chunk = next(self.source, None)
+            if chunk is None:
+                self.ended = True
+                return None
+            self.chunks.append(chunk)
+            if chunk.mark is None:
+                self.ended = True
+        chunk = self.chunks[index - self.first]
+        self.next[issuer] = index + 1
+        oldest = min(self.next) - 1  # every group's current chunk stays (steady.py reads it)
+        while self.first < oldest and self.chunks:
+            self.chunks.popleft()
+            self.first += 1
+        return chunk
+
+
+class _StaticMemoryUse:
+    """Who touches which buffer origin, from the IR (see the module docstring)."""
+
+    def __init__(self, lowering: Lowering, function: func.FuncOp, compiler: InstructionCompiler):
+        self.lowering = lowering
+        self.compiler = compiler
+        self.classes: dict[tuple, dict] = {}  # (origin, group or None) -> users/read/written
+        self.exact = True
+        self.max_pending = 0
+        self.race_free: set[int] = set()
+        self.dropped: set[int] = set()
+        self.classified = 0
+        pipelined = {a.index for a in compiler.agents if a.pipelined}
+        for op in function.walk():
+            if isinstance(op, TileOp):
+                self._tile(op)
+            elif op.name == "sync.wait_group":
+                pending = op.properties.get("pending")
+                if pending is None:
+                    self.max_pending = 1 << 30  # a count computed at run time: keep all groups
+                else:
+                    self.max_pending = max(self.max_pending, pending.value.data)
+        self.free_classes = set()
+        self.dropped_classes = set()
+        accessing = set()
+        for key, use in self.classes.items():
+            free = len(use["users"]) <= 1 or not use["written"]
+            if free:
+                self.free_classes.add(key)
+            else:
+                accessing |= use["users"]
+            if not use["written"] or (not use["read"] and free
+                                      and not use["users"] & pipelined):
+                self.dropped_classes.add(key)
+        if not self.exact:
+            self.free_classes.clear()
+            self.dropped_classes.clear()
+            accessing = {a.index for a in compiler.agents}
+        self.memory = MemoryUse(sorted(accessing), self.race_free)
+        self.classify_new_buffers()
+
+    def _tile(self, op: TileOp) -> None:
+        """Record the users of each memref operand's origin, per issuer group."""
+        try:
+            info = self.lowering.static_of(op)
+        except TileschedError:
+            return  # the op cannot run; lowering reports it if it is ever executed
+        mems = [v for v in op.operands if isinstance(v.type, MemRefType)]
+        if not mems:
+            return
+        writes = [len(mems) - 1] if op.name != "tile.call" else list(range(len(mems)))
+        reads = list(range(len(mems) - 1)) if op.name != "tile.call" else list(range(len(mems)))
+        if op.name == "tile.matmul" and info.props.get("accumulate"):
+            reads.append(len(mems) - 1)
+        private = self.compiler.machine.private_spaces
+        groups = len(self.compiler.machine.issuers)
+        for issuer in range(groups):
+            try:
+                kind, where = self.compiler.route(info, issuer)
+            except Exception:  # noqa: BLE001 - a route error is reported when the op runs
+                return
+            agent = issuer if kind == INLINE else where
+            for k, value in enumerate(mems):
+                origin = _origin(value)
+                if origin is None:
+                    self.exact = False
+                    return
+                space = _space(value)
+                key = (origin, issuer if groups > 1 and space in private else None)
+                use = self.classes.setdefault(key, {"users": set(), "read": False,
+                                                    "written": False})
+                use["users"].add(agent)
+                use["read"] |= k in reads
+                use["written"] |= k in writes
+
+    def classify_new_buffers(self) -> None:
+        """Put buffers created since the last call into the race-free / dropped sets."""
+        origins = self.lowering.origins
+        groups = len(self.compiler.machine.issuers)
+        while self.classified < len(origins):
+            buf = self.classified
+            origin = origins[buf]
+            for group in (None, *range(groups)):
+                key = (origin, group)
+                ident = buf if group is None else virtual_buffer(buf, group, VIRTUAL_STRIDE)
+                if key in self.free_classes:
+                    self.race_free.add(ident)
+                if key in self.dropped_classes:
+                    self.dropped.add(ident)
+            self.classified += 1
+
+
+def _origin(value: SSAValue):
+    """The function argument or ``memref.alloc`` a memref value is a view of (``None``: unknown)."""
+    while True:
+        owner = value.owner
+        if isinstance(value, BlockArgument):
+            parent = owner.parent_op() if owner is not None else None
+            return value if isinstance(parent, func.FuncOp) else None
+        if isinstance(owner, ViewOp | SlotOp):
+            value = owner.source
+            continue
+        if isinstance(owner, Operation) and owner.name == "memref.alloc":
+            return owner
+        return None
+
+
+def _space(value: SSAValue) -> str | None:
+    return memory_space(value.type)
+
+
+def stream_module(module, target, args: dict | None = None, function: str | None = None,
+                  strict_args: bool = True, with_accesses: bool = True,
+                  max_ops: int | None = None) -> StreamedProgram:
+    """A :class:`StreamedProgram` of ``module``'s function on ``target`` (arguments bound now,
+    so a missing ``--arg`` is reported before the run)."""
+    fn = find_function(module, function)
+    lowering = Lowering(target, args or {}, strict_args)
+    lowering.function(fn)
+    return StreamedProgram(lowering, fn, with_accesses, max_ops)
