@@ -1,13 +1,17 @@
-"""``tilesched sim FILE [--arg n=16] [--trace OUT.json]``: simulate a program on a target.
+"""``tilesched sim FILE [--arg n=16] [--trace OUT.json] [--full] [--max-ops N]``: simulate.
 
-Exit status (DESIGN.md §5): 0 when the program is free of races, deadlocks and sync violations;
-1 when it is faulty; 2 on bad input (located message).
+The program is lowered as it runs (``sim/stream.py``); loops whose state becomes periodic are
+extrapolated exactly (``sim/steady.py``) unless ``--full``; ``--max-ops`` bounds the ops simulated
+one by one. Exit status (DESIGN.md §5): 0 when the program is free of races, deadlocks and sync
+violations; 1 when it is faulty; 2 on bad input (located message); an interrupted run (Ctrl-C)
+prints what was simulated so far.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from tilesched.commands.common import (
     add_common_arguments,
@@ -16,13 +20,18 @@ from tilesched.commands.common import (
     target_from_args,
 )
 from tilesched.diagnostics import TileschedError
+from tilesched.ir.text import location_of
 from tilesched.output_files import check_output
+from tilesched.report import progress
 from tilesched.report.chrome_trace import write_chrome_trace
-from tilesched.report.sim_json import fused_spans, sim_json
+from tilesched.report.sim_json import sim_json
 from tilesched.report.sim_table import sim_table
-from tilesched.sim.engine import simulate
+from tilesched.sim.engine import Engine, run_engine
 from tilesched.sim.lower import lower_module, parse_arg_values
+from tilesched.sim.stream import stream_module
 from tilesched.sim.trace import TraceError
+
+DEFAULT_MAX_OPS = 2_000_000
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,8 +46,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="write a Chrome trace-event file (open it in Perfetto)")
     add_force_option(parser)
     parser.add_argument("--function", metavar="NAME", help="function to simulate (default: the first)")
+    parser.add_argument("--full", action="store_true",
+                        help="simulate every iteration of every loop (no steady-state "
+                             "extrapolation; the verdict and cycles are the same)")
+    parser.add_argument("--max-ops", type=_positive, default=DEFAULT_MAX_OPS, metavar="N",
+                        help="stop with an error before simulating more than N ops one by one "
+                             f"(default {DEFAULT_MAX_OPS:,}; extrapolated loops do not count)")
     add_common_arguments(parser)
     parser.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    """An ``--max-ops`` value: a positive integer (``2e6`` and ``2_000_000`` work too)."""
+    try:
+        value = int(float(text)) if any(c in text for c in ".eE") else int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
 
 
 def add_arg_option(parser: argparse.ArgumentParser) -> None:
@@ -56,16 +82,37 @@ def lower_file(path: str, target, args: argparse.Namespace, strict_args: bool = 
         raise TileschedError(str(err), path) from None
 
 
+def stream_file(path: str, target, args: argparse.Namespace, max_ops: int | None = None,
+                with_accesses: bool = True):
+    """Parse, verify and prepare one file for streamed simulation (located errors)."""
+    module = load_verified(path, target)
+    try:
+        return stream_module(module, target, parse_arg_values(args.arg), args.function,
+                             with_accesses=with_accesses, max_ops=max_ops)
+    except TraceError as err:
+        raise TileschedError(str(err), path) from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Lower, simulate, report; 0 when correct, 1 when faulty."""
     if args.trace:
         check_output(args.trace, [args.file], args.force, option="--trace")
     target = target_from_args(args)
-    trace = lower_file(args.file, target, args)
-    result = simulate(trace, record=bool(args.trace))
+    program = stream_file(args.file, target, args, args.max_ops)
+    engine = Engine(program, record=bool(args.trace), steady=not args.full)
+    if progress.wanted(args.json):
+        engine.progress = progress.SimProgress(program)
+    try:
+        result = _simulate(engine, args.file)
+    except KeyboardInterrupt:
+        print(interrupted(engine), file=sys.stderr)
+        raise
+    finally:
+        if engine.progress is not None:
+            engine.progress.close()
     if args.trace:
         write_chrome_trace(result, args.trace)
-    spans = fused_spans(trace)
+    spans = program.spans
     if args.json:
         print(json.dumps({**sim_json(result), "fused_spans": spans}, indent=2))
     else:
@@ -73,3 +120,26 @@ def run(args: argparse.Namespace) -> int:
         if spans:
             print(f"fused spans executed: {spans}")
     return 0 if result.ok else 1
+
+
+def _simulate(engine: Engine, path: str):
+    """Run the engine; a malformed op becomes a located error."""
+    try:
+        return run_engine(engine)
+    except TraceError as err:
+        raise TileschedError(str(err), path) from None
+
+
+def interrupted(engine: Engine) -> str:
+    """What an interrupted simulation got through (printed on Ctrl-C)."""
+    program = engine.p
+    done, total = program.progress()
+    lines = [f"tilesched sim: interrupted after simulating {program.simulated:,} ops "
+             f"({done:,} of about {total:,} counting extrapolated loops)",
+             f"  reached cycle {max(engine.clock, default=0):,}"]
+    for frame in program.lowering.frames:
+        lines.append(f"  loop at {location_of(frame.op) or '?'}: iteration {frame.current + 1:,} "
+                     f"of {frame.trips:,}")
+    races = len(engine.detector.found) if engine.detector is not None else 0
+    lines.append(f"  so far: {races} race(s), {len(engine.findings.list())} violation kind(s)")
+    return "\n".join(lines)

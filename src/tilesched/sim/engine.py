@@ -73,6 +73,7 @@ class Engine(IssuerWalk, UnitWalk):
             self.detector = RaceDetector(self._describe, p.buffer_label, self._live_views,
                                          p.position, p.memory.race_free)
         self.steady = None
+        self.progress = None  # an object with tick(engine), e.g. report.progress.SimProgress
         self.awaited = self.await_wins = None
         if steady and not record and hasattr(p, "jump"):
             self.steady = SteadyState(self, p)
@@ -231,6 +232,12 @@ def simulate(trace: Trace, check_races: bool = True, record: bool = False,
     with _no_cyclic_gc():
         program = compile_trace(trace, with_accesses=check_races or bound or pipelined)
         return Engine(program, check_races=check_races, record=record, bound=bound).run()
+
+
+def run_engine(engine: Engine) -> SimResult:
+    """Run an engine built by the caller (who keeps it, e.g. to report an interrupted run)."""
+    with _no_cyclic_gc():
+        return engine.run()
 
 
 def simulate_program(program: Program, check_races: bool = True, record: bool = False,

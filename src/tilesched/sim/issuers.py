@@ -95,6 +95,8 @@ class IssuerWalk:
                 self.bound.feed(i, chunk)
             if self.steady is not None:
                 self.steady.fetched_chunk(i, chunk)
+            if self.progress is not None:
+                self.progress.tick(self)
             for kind, detail in self.p.take_violations():
                 self.findings.add(kind, detail)
             if len(self.p.flags) > self.flags.count:

@@ -30,14 +30,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tilesched.diagnostics import TileschedError
 from tilesched.ir.text import location_of
 from tilesched.sim.critical_path import advance_path
-from tilesched.sim.lower import ITER, View
 from tilesched.sim.loop_analysis import Unanalyzable, analyze_loop
+from tilesched.sim.lower import ITER, View
 from tilesched.sim.program import MARK
 
-ANCIENT = "ancient"
 DOMINATED = "dominated"  # a time every later use takes the max of with something no earlier
 OLD = "old"
 MAX_CUTS = 256  # cuts tried per loop segment before it is simulated in full
@@ -84,6 +82,7 @@ class _Cut:
     seqs: list
     awaited: set = field(default_factory=set)  # (issuer, agent) awaited since the previous cut
     await_wins: set = field(default_factory=set)  # ... where the agent's time won
+    times: list = field(default_factory=list)  # every time value, in walk order
 
 
 class SteadyState:
@@ -197,7 +196,7 @@ class SteadyState:
         except _NotHere:
             return
         cut = _Cut(n, _numbers(e), [list(c) for c in self.fetched], list(e.clock), list(e.seq),
-                   set(e.awaited), set(e.await_wins))
+                   set(e.awaited), set(e.await_wins), view.times)
         for chunks in self.fetched:
             chunks.clear()
         e.awaited.clear()
@@ -234,8 +233,8 @@ class SteadyState:
         for record in between:
             for issuer, chunks in enumerate(record.chunks):
                 period_chunks[issuer].extend(chunks)
-        shift = _Shift(self, watch, view, periods, k, lam, mu, deltas)
-        if not shift.critical_paths(period_chunks):
+        shift = _Shift(self, watch, view, periods, k, lam, mu, deltas, earlier.times)
+        if not shift.check() or not shift.critical_paths(period_chunks):
             return
         shift.apply()
         position = watch.positions[n]
@@ -325,7 +324,6 @@ class _Map:
         self.per_ref = ctl.p.issuers * _max_static()
         self.start = watch.start_position
         self.segment = watch.segment
-        self.horizon = _horizons(e)
         self.clocks = list(e.clock)  # before a shift moves them
 
     def is_old(self, ref: int) -> bool:
@@ -362,6 +360,11 @@ class _Canonical(_Map):
         self.steps = n // self.segment.period
 
     def key(self) -> tuple:
+        collect = _Collect(self)
+        _walk(collect)
+        self.times = []
+        self.ranks = [{x: r for r, x in enumerate(sorted(values | {self.e.seq[b]}))}
+                      for b, values in enumerate(collect.epochs)]
         return (self.n % self.segment.period, tuple(_walk(self)), tuple(self._positions()))
 
     def _positions(self):
@@ -383,13 +386,14 @@ class _Canonical(_Map):
                 raise _NotHere  # its place would be re-lowered without inner skips
             yield (found[1] - self.n, found[2], e.pc[i])
 
-    def time(self, owner: int, t):
+    def time(self, owner: int, t, floor=None):
+        self.times.append(t)
+        if floor is not None and t <= floor:
+            return DOMINATED
         return t - self.e.clock[owner]
 
     def epoch(self, agent: int, x):
-        if x < self.horizon[agent]:
-            return ANCIENT
-        return x - self.e.seq[agent]
+        return self.ranks[agent][x]
 
     def count(self, agent: int, c: int):
         return c - self.done[agent]
@@ -419,9 +423,11 @@ class _Shift(_Map):
 
     writes = True
 
-    def __init__(self, ctl, watch, view: _Canonical, periods: int, k: int, lam, mu, deltas):
+    def __init__(self, ctl, watch, view: _Canonical, periods: int, k: int, lam, mu, deltas,
+                 before: list):
         super().__init__(ctl, watch)
-        self.horizon = view.horizon
+        self.before = before  # the earlier cut's times, in walk order
+        self.visited = 0
         self.periods, self.k = periods, k
         self.lam, self.mu, self.deltas = lam, mu, deltas
         self.steps = periods * k // self.segment.period
@@ -451,7 +457,19 @@ class _Shift(_Map):
         return tuple((lo + s * steps, hi + s * steps) for (lo, hi), s in zip(region, shift,
                                                                              strict=True))
 
+    def check(self) -> bool:
+        """Does every time value either keep still or move with its owner? (No state changes.)"""
+        self.writes, self.visited = False, 0
+        try:
+            _walk(self)
+        except _NotHere:
+            return False
+        finally:
+            self.writes = True
+        return True
+
     def apply(self) -> None:
+        self.visited = 0
         _walk(self)
         e, m = self.e, self.periods
         for key, delta in self.deltas.items():
@@ -460,12 +478,18 @@ class _Shift(_Map):
         e.snap = [None] * e.n_issuers
         e.last_iv = [None] * len(e.last_iv)
 
-    def time(self, owner: int, t):
+    def time(self, owner: int, t, floor=None):
+        """A time that moved by its owner's lambda over the period moves on; one that did not
+        move (a value left from before, dominated where it is used) stays."""
+        before = self.before[self.visited]
+        self.visited += 1
+        if t == before:
+            return t
+        if t - before != self.lam[owner]:
+            raise _NotHere
         return t + self.periods * self.lam[owner]
 
     def epoch(self, agent: int, x):
-        if x < self.horizon[agent]:
-            return x
         return x + self.periods * self.mu[agent]
 
     def count(self, agent: int, c: int):
@@ -499,21 +523,19 @@ def _max_static() -> int:
     return MAX_STATIC
 
 
-def _horizons(e) -> list:
-    """Per agent: the oldest of its epochs that anything may still compare with."""
-    horizon = [s + 1 for s in e.seq]
-    if e.detector is not None:
-        for per in e.detector.history.values():
-            for agent, h in per.items():
-                for table in (h[1], h[3]):
-                    for epoch, _ in table.values():
-                        if epoch < horizon[agent]:
-                            horizon[agent] = epoch
-    for f, wait in enumerate(e.flags.last_wait):
-        if wait is not None:
-            dst = e.p.flags[f].dst
-            horizon[dst] = min(horizon[dst], wait[1])
-    return horizon
+class _Collect(_Canonical):
+    """A walk that only gathers every epoch value of each agent (for :meth:`_Canonical.key`)."""
+
+    def __init__(self, view: _Canonical):
+        self.__dict__.update(view.__dict__)
+        self.epochs = [set() for _ in self.e.seq]
+
+    def epoch(self, agent: int, x):
+        self.epochs[agent].add(x)
+        return x
+
+    def time(self, owner: int, t, floor=None):
+        return t
 
 
 def _bump(e, key: tuple, amount: int) -> None:
@@ -557,13 +579,13 @@ def _walk(m: _Map) -> list:
         owner = agents[a].owner
         h = e.head[a]
         items = [m.item(x) for x in e.items[a][h:]]
-        avail = [m.time(owner, t) for t in e.avail[a][h:]]
+        avail = [m.time(owner, t, m.clocks[a]) for t in e.avail[a][h:]]
         ivc = [m.vc(v) for v in e.ivc[a][h:]]
         watch = [(m.count(a, need), issuer) for need, issuer in e.watch[a]]
         marks = [m.count(a, c) for c in e.marks[a]]
         keep = e.p.max_pending + 1
         groups = [m.count(a, c) for c in e.groups[a][-keep:]]
-        marked = {m.count(a, c): (m.time(a, end), m.vc(v))
+        marked = {m.count(a, c): (m.time(a, end, m.clocks[owner]), m.vc(v))
                   for c, (end, v) in e.marked[a].items() if c in e.groups[a][-keep:]}
         clock, vc = m.time(a, e.clock[a]), m.vc(e.vc[a])
         pipe = e.pipe.get(a)
@@ -598,9 +620,7 @@ def _walk_issuers(m: _Map, put) -> None:
     blocks = [_block(m, b) for b in e.block]
     arb = {i: m.time(i, t) for i, t in e.arb.items()}
     floor = min((m.clocks[i] for i in range(e.n_issuers) if not e.done[i]), default=None)
-    res_free = [t if floor is not None and t <= floor and m.writes
-                else DOMINATED if floor is not None and t <= floor else m.time(0, t)
-                for t in e.res_free]
+    res_free = [m.time(0, t, floor) for t in e.res_free]
     arrivals = {m.bar(k): {j: (m.time(j, t), m.vc(v)) for j, (t, v) in arrived.items()}
                 for k, arrived in e.arrivals.items()}
     released = {m.bar(k): (m.time(0, t), m.vc(v)) for k, (t, v) in e.released.items()}
@@ -634,10 +654,12 @@ def _walk_flags(m: _Map, put) -> None:
     last = []
     for f in range(flags.count):
         flag = e.p.flags[f]
-        pending.append([(m.time(flag.src, t), m.vc(v), m.ref(op)) for t, v, op in flags.pending[f]])
+        pending.append([(m.time(flag.src, t, m.clocks[flag.dst]), m.vc(v), m.ref(op))
+                        for t, v, op in flags.pending[f]])
         wait = flags.last_wait[f]
-        last.append(None if wait is None else (m.time(flag.dst, wait[0]), m.epoch(flag.dst, wait[1]),
-                                              m.ref(wait[2]), m.ref(wait[3])))
+        last.append(None if wait is None else (m.time(flag.dst, wait[0], m.clocks[flag.src] - 1),
+                                              m.epoch(flag.dst, wait[1]), m.ref(wait[2]),
+                                              m.ref(wait[3])))
     if m.writes:
         for f in range(flags.count):
             flags.pending[f].clear()

@@ -190,8 +190,13 @@ class StreamedProgram(Program):
         if self.max_ops is not None and self.simulated > self.max_ops:
             raise self._too_many_ops()
 
-    def _too_many_ops(self) -> TileschedError:
-        """The located ``--max-ops`` error: the loop that makes the run long and what it costs."""
+    def progress(self) -> tuple[int, int]:
+        """``(ops done, estimated total)``: program positions, extrapolated ops included."""
+        done = self.lowering.base
+        return done, max(done, self._estimate()[1])
+
+    def _estimate(self):
+        """The loop whose full run makes the program long, and the ops the program would take."""
         frames = self.lowering.frames
         position = self.lowering.base
         worst, total = None, position
@@ -199,8 +204,15 @@ class StreamedProgram(Program):
             done = max(frame.current, 0) + 1
             per = max(1, (position - frame.start_position) // done)
             estimate = frame.start_position + per * frame.trips
-            if worst is None or estimate > total:
-                worst, total = frame, max(total, estimate)
+            if estimate > total:
+                worst, total = frame, estimate
+        return worst, total
+
+    def _too_many_ops(self) -> TileschedError:
+        """The located ``--max-ops`` error: the loop that makes the run long and what it costs."""
+        worst, total = self._estimate()
+        if worst is None and self.lowering.frames:
+            worst = self.lowering.frames[0]
         message = f"simulating every op would take about {total:,} ops, more than --max-ops " \
                   f"{self.max_ops:,}"
         loc = None
