@@ -116,6 +116,7 @@ class Engine(IssuerWalk, UnitWalk):
         self.prio = [0] * issuers
         self.block: list[tuple | None] = [None] * issuers
         self.deferred: deque[int] = deque()
+        self.stepped_aside = [False] * issuers  # deferred: wakes are ignored until resumed
         self.passing = [False] * issuers
         self.arb: dict[int, int] = {}
         self.forced = -1
@@ -163,6 +164,7 @@ class Engine(IssuerWalk, UnitWalk):
         self.flags.sweep(self._time_floor)
         if self.deferred:
             issuer = self.deferred.popleft()
+            self.stepped_aside[issuer] = False
             if self.steady is not None:
                 self.steady.boundary(issuer)
             self.push(issuer)
@@ -185,6 +187,7 @@ class Engine(IssuerWalk, UnitWalk):
             self.passing[i] = False
             return clock
         self.passing[i] = True
+        self.stepped_aside[i] = True
         self.deferred.append(i)
         return None
 

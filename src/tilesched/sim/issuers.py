@@ -33,6 +33,8 @@ class IssuerWalk:
 
     def _run_issuer(self, i: int) -> None:
         """Walk issuer ``i``'s program until it ends or blocks."""
+        if self.stepped_aside[i]:
+            return  # it resumes when the engine is quiescent (Engine._drain)
         code, pc = self.code[i], self.pc[i]
         n = len(code)
         clock = self.clock[i]

@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, memref, scf
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -143,6 +143,16 @@ class Segment:
     period: int
     shift: dict[int, tuple[int, ...] | None] = field(default_factory=dict)
     carried: list[Periodic] = field(default_factory=list)
+    reads: dict | None = None  # buffer -> [(lo forms, extents) or None per read] (None: unknown)
+
+    def may_read(self, buf: int, region, start: int, trips: int) -> bool:
+        """Can an iteration in ``[start, trips)`` read an element of ``region`` of ``buf``?"""
+        if self.reads is None:
+            return True
+        for read in self.reads.get(buf, ()):
+            if read is None or _read_overlaps(read, region, start, trips):
+                return True
+        return False
 
     def carried_at(self, n: int) -> list[int]:
         """``iter_args`` values at the start of iteration ``n``."""
@@ -166,6 +176,7 @@ class _Analysis:
         self.syms: dict[SSAValue, object] = {}
         self.period = 1
         self.accesses: dict[int, list[tuple[Periodic, ...]]] = {}
+        self.reads: dict[int, list] = {}  # buffer -> (lo forms, extents) per read, None: unknown
         body = loop.body.block
         self.syms[body.args[0]] = Sym(Periodic((lb,), (step,)))
         self.lb, self.step = lb, step
@@ -181,7 +192,9 @@ class _Analysis:
         for buf, forms in self.accesses.items():
             moves = {_increment(f, self.period) for f in forms}
             shift[buf] = moves.pop() if len(moves) == 1 and None not in moves else None
-        return Segment(self.start, max(self.end, self.start + 1), self.period, shift, carried)
+        reads = None if getattr(self, "reads_unknown", False) else self.reads
+        return Segment(self.start, max(self.end, self.start + 1), self.period, shift, carried,
+                       reads)
 
     # ------------------------------------------------------------------ iter_args
 
@@ -305,10 +318,14 @@ class _Analysis:
         if value.opaque:
             return
         self.period = _lcm(self.period, value.pa.period)
-        self._truth(value.pa, lambda x: low <= x <= high)
+        self._truth(value.pa, (low, high))
 
     def _tile(self, op: TileOp) -> None:
-        for value in op.operands:
+        mems = [v for v in op.operands if isinstance(v.type, MemRefType)]
+        reads = set(range(len(mems))) if op.name == "tile.call" else set(range(len(mems) - 1))
+        if op.name == "tile.matmul" and "accumulate" in op.properties:
+            reads.add(len(mems) - 1)
+        for k, value in enumerate(mems):
             found = self._outer(value)
             if found is _POISON:
                 raise Unanalyzable(f"'{op.name}' uses a view the simulator cannot follow")
@@ -323,6 +340,11 @@ class _Analysis:
                     self.period = _lcm(self.period, lo.pa.period)
                     forms.append(lo.pa)
                 self.accesses.setdefault(found.buffer, []).append(tuple(forms))
+                if k in reads:
+                    exact = all(not lo.opaque for lo, _ in found.region)
+                    self.reads.setdefault(found.buffer, []).append(
+                        (tuple(forms), tuple(extent for _, extent in found.region))
+                        if exact else None)
 
     # ------------------------------------------------------------------ control flow
 
@@ -361,7 +383,11 @@ class _Analysis:
                                "simulator cannot follow")
         regions = [(op.true_region, 1), (op.false_region, 0)]
         if cond.exact and cond.pa.constant is not None:
-            regions = [r for r in regions if r[1] == (1 if cond.pa.constant else 0)]
+            taken = 1 if cond.pa.constant else 0
+            for region, side in regions:
+                if side != taken and region.blocks:
+                    self._reads_only(region.blocks[0])
+            regions = [r for r in regions if r[1] == taken]
         else:
             self._need_periodic(cond, "a branch condition")
         results = {}
@@ -377,6 +403,16 @@ class _Analysis:
                 self.syms[result] = OPAQUE
             else:
                 self.syms[result] = UNKNOWN
+
+    def _reads_only(self, block: Block) -> None:
+        """Note the reads of a branch not taken in this segment (a later one may take it)."""
+        saved = (self.end, self.period, self.accesses, dict(self.syms))
+        self.accesses = {}
+        try:
+            self._block(block)
+        except Unanalyzable:
+            self.reads_unknown = True
+        self.end, self.period, self.accesses, self.syms = saved
 
     # ------------------------------------------------------------------ index math
 
@@ -441,7 +477,7 @@ class _Analysis:
 
     def _nonneg(self, value: Sym) -> bool:
         """Is an exact periodic value >= 0 on the whole segment? (A sign change is a breakpoint.)"""
-        return self._truth(value.pa, lambda x: x >= 0) == (1,) * value.pa.period
+        return self._truth(value.pa, (0, None)) == (1,) * value.pa.period
 
     def _div(self, a: Sym, b: Sym, signed: bool = False) -> Sym:
         if b.exact and b.pa.constant is not None and b.pa.constant > 0:
@@ -482,49 +518,81 @@ class _Analysis:
             if not (a.exact and b.exact and self._nonneg(a) and self._nonneg(b)):
                 return UNKNOWN
             predicate -= 4
-        test = [lambda x: x == 0, lambda x: x != 0, lambda x: x < 0, lambda x: x <= 0,
-                lambda x: x > 0, lambda x: x >= 0][predicate]
-        return Sym(Periodic(self._truth(diff.pa, test), (0,) * diff.pa.period))
+        interval, negate = [((0, 0), False), ((0, 0), True), ((None, -1), False),
+                            ((None, 0), False), ((1, None), False), ((0, None), False)][predicate]
+        return Sym(Periodic(self._truth(diff.pa, interval, negate), (0,) * diff.pa.period))
 
-    def _truth(self, pa: Periodic, test) -> tuple[int, ...]:
-        """Per residue, the value of ``test(v(n))`` at the segment start; the first iteration
-        where it changes for some residue becomes the segment's end."""
+    def _truth(self, pa: Periodic, interval, negate: bool = False) -> tuple[int, ...]:
+        """Per residue, whether ``v(n)`` lies in ``interval`` (``(low, high)``, inclusive,
+        ``None`` unbounded; ``negate``: outside it) at the segment start; the first iteration
+        where that changes for some residue becomes the segment's end."""
         p = pa.period
+        low, high = interval
         out = []
         for r in range(p):
             t0 = max(0, -(-(self.start - r) // p))
             if r + p * t0 >= self.end:
                 out.append(1)
                 continue
-            first = bool(test(pa.q[r] + pa.d[r] * t0))
-            change = _first_change(pa.q[r], pa.d[r], t0, test, first)
+            x = pa.q[r] + pa.d[r] * t0
+            first = (low is None or x >= low) and (high is None or x <= high)
+            change = _first_change(pa.q[r], pa.d[r], t0, interval, first)
             if change is not None:
                 self.end = min(self.end, r + p * change)
-            out.append(int(first))
+            out.append(int(first != negate))
         return tuple(out)
 
 
-def _first_change(q: int, d: int, t0: int, test, first: bool) -> int | None:
-    """The first ``t > t0`` where ``test(q + d t)`` differs from ``first`` (``None``: never).
+def _read_overlaps(read, region, start: int, trips: int) -> bool:
+    """Does a read with lower corners ``forms`` and ``extents`` overlap ``region`` at some
+    iteration ``n`` in ``[start, trips)``? Per residue the corners move linearly in ``t``, so the
+    iterations overlapping each dimension form an interval."""
+    forms, extents = read
+    period = 1
+    for form in forms:
+        period = _lcm(period, form.period)
+    for r in range(period):
+        lo_t = max(0, -(-(start - r) // period))
+        hi_t = (trips - 1 - r) // period  # inclusive
+        for form, extent, (rlo, rhi) in zip(forms, extents, region, strict=True):
+            f = form.expand(period)
+            q, d = f.q[r], f.d[r]
+            # overlap when rlo - extent < q + d t < rhi
+            if d == 0:
+                if not rlo - extent < q < rhi:
+                    lo_t, hi_t = 1, 0
+            elif d > 0:
+                lo_t = max(lo_t, (rlo - extent - q) // d + 1)
+                hi_t = min(hi_t, -(-(rhi - q) // d) - 1)
+            else:
+                lo_t = max(lo_t, (rhi - q) // d + 1)
+                hi_t = min(hi_t, -(-(rlo - extent - q) // d) - 1)
+            if lo_t > hi_t:
+                break
+        else:
+            return True
+    return False
 
-    ``q + d t`` is monotone in ``t`` and every test is an interval of values, so the outcome
-    changes at most twice; a binary search over doubling bounds finds the first change.
-    """
+
+def _first_change(q: int, d: int, t0: int, interval, first: bool) -> int | None:
+    """The first ``t > t0`` where ``q + d t in interval`` (``(low, high)``, inclusive, ``None``
+    for unbounded) differs from its value at ``t0`` (``None``: never). ``q + d t`` is monotone,
+    so the ``t`` inside form one interval ``[ta, tb]``."""
     if d == 0:
         return None
-    hi = 1
-    while bool(test(q + d * (t0 + hi))) == first:
-        hi *= 2
-        if hi > 1 << 64:
-            return None
-    lo = hi // 2
-    while lo + 1 < hi:
-        mid = (lo + hi) // 2
-        if bool(test(q + d * (t0 + mid))) == first:
-            lo = mid
-        else:
-            hi = mid
-    return t0 + hi
+    low, high = interval
+    if d > 0:
+        ta = None if low is None else -(-(low - q) // d)
+        tb = None if high is None else (high - q) // d
+    else:
+        ta = None if high is None else -(-(high - q) // d)
+        tb = None if low is None else (low - q) // d
+    inside = (ta is None or t0 >= ta) and (tb is None or t0 <= tb)
+    if inside:
+        return None if tb is None else tb + 1
+    if ta is not None and ta > t0 and (tb is None or ta <= tb):
+        return ta
+    return None
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,13 @@
-"""Lower a verified tile program to a :class:`~tilesched.sim.trace.Trace` for one target.
+"""Lower a verified tile program for one target, as it runs.
 
-The simulator executes explicit traces, so lowering *runs* the function's control flow:
+Lowering *runs* the function's control flow (:class:`Lowering`, a generator yielding the executed
+ops in chunks that end at loop boundaries; ``stream.py`` compiles them for the engine, and
+:func:`lower_module` collects them into a whole :class:`~tilesched.sim.trace.Trace`):
 
-- ``scf.for`` is unrolled (bounds are constants, index arithmetic, or index function arguments
-  given with ``--arg name=value``; zero-trip loops produce nothing; ``iter_args`` are carried);
+- ``scf.for`` runs iteration by iteration (bounds are constants, index arithmetic, or index
+  function arguments given with ``--arg name=value``; zero-trip loops produce nothing;
+  ``iter_args`` are carried; the steady-state simulation may move a loop forward at an iteration
+  boundary, :meth:`Lowering.jump`);
   ``scf.if`` takes the branch its condition selects; ``arith`` integer, index and float ops and
   ``affine.apply`` are evaluated;
 - ``memref.alloc`` makes a local buffer (a fresh one each time it executes); function memref

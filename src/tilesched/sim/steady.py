@@ -7,8 +7,8 @@ form of everything that influences the rest of the run (docs/simulator.md, "Stea
 
 - every time relative to the clock of the agent that produced it (an agent's clock moves by its
   own ``lambda`` per period: an issuer that only enqueues runs ahead of its units at its own rate);
-- every epoch (vector-clock component, race-history entry) relative to its agent's op count, and
-  *ancient* when it is older than every epoch it could still be compared with;
+- every epoch (vector-clock component, race-history entry) by its rank among its agent's epochs
+  (epochs are only compared with epochs of the same agent, and new ones exceed all stored ones);
 - every region relative to the iteration (``loop_analysis`` proves how regions move), every op
   reference relative to the program position, every count relative to its agent's;
 - the discrete rest: queues, pending flag sets, groups, barriers, blocked agents, positions.
@@ -39,6 +39,7 @@ from tilesched.sim.program import MARK
 DOMINATED = "dominated"  # a time every later use takes the max of with something no earlier
 OLD = "old"
 MAX_CUTS = 256  # cuts tried per loop segment before it is simulated in full
+GROWTH = 12  # cuts in a row with more state than the one before: give up (a leak)
 MIN_REMAINING = 4  # iterations left in a segment below which cutting is not worth it
 
 
@@ -68,6 +69,7 @@ class _Watch:
     reason: str | None = None  # why the loop is simulated in full
     cuts: dict = field(default_factory=dict)  # canonical key -> the latest _Cut with it
     history: list = field(default_factory=list)  # the cuts, oldest first
+    sizes: list = field(default_factory=list)  # how much state each cut held
     tries: int = 0
     start_position: int = 0
     positions: dict = field(default_factory=dict)  # iteration -> program position at its start
@@ -190,6 +192,7 @@ class SteadyState:
             return
         if e.detector is not None:
             e.detector.prune()
+        self._forget_dead_writes(watch, n)
         view = _Canonical(self, watch, leader, n)
         try:
             key = view.key()
@@ -208,9 +211,33 @@ class SteadyState:
         earlier = watch.cuts.get(key)
         if earlier is None:
             watch.cuts[key] = cut
+            watch.sizes.append(view.size)
+            recent = watch.sizes[-GROWTH - 1:]
+            if len(recent) > GROWTH and all(a < b for a, b in zip(recent, recent[1:], strict=False)):
+                self._give_up(watch, "its state grows every iteration (something accumulates: "
+                              "a flag set and not waited for, a queue that does not drain, or "
+                              "regions written and never overwritten)")
             return
         self._try_skip(watch, earlier, cut, leader, n, view)
         watch.cuts[key] = cut
+
+    def _forget_dead_writes(self, watch: _Watch, n: int) -> None:
+        """Drop critical-path writes no later read can reach (a moving workspace's old rows):
+        they cannot change the bound, and they would make the state grow every iteration.
+        Only for a loop not nested in another, on buffers nothing outside it reads."""
+        from tilesched.sim.stream import VIRTUAL_STRIDE
+        bound = self.e.bound
+        if bound is None or bound.paths is None or len(self.p.lowering.frames) != 1:
+            return
+        segment, loop = watch.segment, watch.frame
+        for path in bound.paths:
+            for buf, written in path.writers.items():
+                root = buf % VIRTUAL_STRIDE if buf >= VIRTUAL_STRIDE else buf
+                if not segment.shift.get(root) or self.p.use.read_outside(root, loop.op):
+                    continue
+                for region in written.regions():
+                    if not segment.may_read(root, region, n, loop.trips):
+                        written._remove(region)
 
     def _try_skip(self, watch: _Watch, earlier: _Cut, cut: _Cut, leader: int, n: int,
                   view: _Canonical) -> None:
@@ -363,6 +390,7 @@ class _Canonical(_Map):
         collect = _Collect(self)
         _walk(collect)
         self.times = []
+        self.size = 0
         self.ranks = [{x: r for r, x in enumerate(sorted(values | {self.e.seq[b]}))}
                       for b, values in enumerate(collect.epochs)]
         return (self.n % self.segment.period, tuple(_walk(self)), tuple(self._positions()))
@@ -402,6 +430,7 @@ class _Canonical(_Map):
         return k - self.bar_base
 
     def ref(self, ref: int):
+        self.size += 1
         if self.is_old(ref):
             return (OLD, ref)
         issuer_pos, sid = divmod(ref, _max_static())
@@ -409,6 +438,7 @@ class _Canonical(_Map):
         return (pos - self.position, issuer, sid)
 
     def region(self, buf: int, region, ref):
+        self.size += 1
         if ref is not None and self.is_old(ref):
             return (OLD, region)
         shift = self.root_shift(buf)
@@ -533,6 +563,12 @@ class _Collect(_Canonical):
     def epoch(self, agent: int, x):
         self.epochs[agent].add(x)
         return x
+
+    def ref(self, ref: int):
+        return ref
+
+    def region(self, buf: int, region, ref):
+        return region
 
     def time(self, owner: int, t, floor=None):
         return t

@@ -318,6 +318,7 @@ class _StaticMemoryUse:
         self.lowering = lowering
         self.compiler = compiler
         self.classes: dict[tuple, dict] = {}  # (origin, group or None) -> users/read/written
+        self.readers: dict = {}  # origin -> the tile ops that read it
         self.exact = True
         self.max_pending = 0
         self.race_free: set[int] = set()
@@ -385,6 +386,15 @@ class _StaticMemoryUse:
                 use["users"].add(agent)
                 use["read"] |= k in reads
                 use["written"] |= k in writes
+                if k in reads:
+                    self.readers.setdefault(origin, set()).add(op)
+
+    def read_outside(self, buf: int, loop) -> bool:
+        """Does any op outside ``loop`` (or an op the analysis could not place) read ``buf``?"""
+        if not self.exact:
+            return True
+        readers = self.readers.get(self.lowering.origins[buf], ())
+        return any(not loop.is_ancestor(op) for op in readers)
 
     def classify_new_buffers(self) -> None:
         """Put buffers created since the last call into the race-free / dropped sets."""
