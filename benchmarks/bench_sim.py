@@ -1,58 +1,60 @@
-"""Simulator throughput: simulated ops per second by mode and trace size.
+"""The simulator at scale: steady-state loops, full-unroll throughput, verification cost.
 
-Traces are the hand-written software pipelines of ``tilesched.sim.synthetic`` (Ascend flags GEMM,
-CUDA cp.async groups, AMD LDS barriers), unrolled to about 10^4, 10^5 and 10^6 ops. Modes:
+Section `sim` of BENCHMARKS.md: `python benchmarks/run_all.py sim`.
 
-- *timing only*: compile the trace and run the timing engine (no race check, no bound);
-- *verify*: what ``tilesched sim`` does: timing, happens-before race check, sync violations and
-  the lower bound;
-- *functional*: timing with recording, then the numpy replay of every tile op (16x16 tiles);
-- *lowering*: MLIR -> trace (unrolling an ``scf.for`` with ``--arg n``), for scale.
+1. *Steady state*: a pipelined GEMM with 10^6 K blocks and attention with 10^5 sequence blocks
+   (`sim_kernels.py`), each simulated in a fresh process (`sim_probe.py`) as `tilesched sim` does:
+   seconds for lowering + simulation (parsing and imports reported apart) and peak resident
+   memory of that process.
+2. *Time against trip count*: the same GEMM at 10^2 .. 10^6 K blocks, steady state and (up to
+   10^4) every iteration.
+3. *Full-unroll throughput with race checking*, per sync family: the hand-written traces of
+   `tilesched.sim.synthetic` (engine only, as before) and MLIR loops simulated with `--full` as
+   `tilesched sim` runs them (lowering included).
+4. *Verification cost against size*: straight-line code over 1,000 distinct UB tiles, 1k to 50k
+   statements (traces; race check, violations and the lower bound); growth exponent.
 
-Building the trace objects is not timed. One process, one run per cell, on a shared 2-core
-machine: expect +-15 % noise.
+One run per cell, on a shared 2-core machine: the load average is printed; wall-clock figures
+stretch with it.
 """
 
 from __future__ import annotations
 
 import gc
+import json
+import math
 import os
+import pathlib
+import subprocess
+import sys
+import tempfile
 import time
 
-from tilesched.ir import parse_text
+import figures
+import sim_kernels
+
 from tilesched.sim.engine import simulate
 from tilesched.sim.functional import run_concurrent
-from tilesched.sim.lower import lower_module
-from tilesched.sim.synthetic import amd_lds_gemm, ascend_gemm, cuda_pipeline
-from tilesched.target import load_target
+from tilesched.sim.synthetic import amd_lds_gemm, ascend_gemm, ascend_machine, cuda_pipeline
+from tilesched.sim.trace import TraceBuilder
 
-ASCEND_OPS_PER_ITER = 13
-SIZES = (10_000, 100_000, 1_000_000)
+HERE = pathlib.Path(__file__).resolve().parent
+PROBE = HERE / "sim_probe.py"
 
-LOOP = """
-builtin.module {
-  func.func @k(%x: memref<16x16xf16, "GM">, %y: memref<16x16xf16, "GM">, %n: index) {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c2 = arith.constant 2 : index
-    %ub = memref.alloc() : memref<2x16x16xf16, "UB">
-    scf.for %i = %c0 to %n step %c1 {
-      %s = arith.remui %i, %c2 : index
-      %slot = tile.slot %ub[%s] : memref<2x16x16xf16, "UB"> -> memref<16x16xf16, "UB">
-      tile.load %x, %slot : memref<16x16xf16, "GM">, memref<16x16xf16, "UB">
-      "sync.set_flag"() {src = "MTE2", dst = "V", event = 0 : i64} : () -> ()
-      "sync.wait_flag"() {src = "MTE2", dst = "V", event = 0 : i64} : () -> ()
-      tile.exp %slot, %slot : memref<16x16xf16, "UB">, memref<16x16xf16, "UB">
-      "sync.barrier_all"() : () -> ()
-    }
-    func.return
-  }
-}
-"""
+
+def _probe(text: str, target: str, full: bool = False) -> dict:
+    """Simulate MLIR text in a fresh process (sim_probe.py) and return its measurements."""
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as out:
+        out.write(text)
+    try:
+        args = [sys.executable, str(PROBE), out.name, target] + (["--full"] if full else [])
+        done = subprocess.run(args, capture_output=True, text=True, check=True)
+        return json.loads(done.stdout)
+    finally:
+        os.unlink(out.name)
 
 
 def _timed(fn) -> float:
-    """Wall-clock seconds of one call (after a full collection)."""
     gc.collect()
     start = time.perf_counter()
     fn()
@@ -60,87 +62,155 @@ def _timed(fn) -> float:
 
 
 def _rate(ops: int, seconds: float) -> str:
-    """Thousands of ops per second."""
     return f"{ops / seconds / 1000:,.0f}k"
 
 
-def _ascend_rows() -> list[str]:
-    """Timing and verify throughput on the Ascend GEMM at each size."""
-    rows = []
-    for size in SIZES:
-        trace = ascend_gemm(size // ASCEND_OPS_PER_ITER)
+def steady_rows() -> list[str]:
+    rows = ["| kernel | blocks | cycles | simulate s | peak MB (process) | after imports MB | "
+            "ops simulated / represented | period | transient |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for label, build, blocks in (("pipelined GEMM (ascend-a2)", sim_kernels.gemm, 10 ** 6),
+                                 ("attention (ascend-a2)", sim_kernels.attention, 10 ** 5)):
+        got = _probe(build(blocks), "ascend-a2")
+        (loop,) = got["steady_state"] or [{"period": "-", "transient_iterations": "-"}]
+        figures.add_row("sim", "steady", kernel=label, blocks=blocks, seconds=got["simulate_s"],
+                        peak_mb=got["peak_mb"])
+        rows.append(f"| {label} | {blocks:,} | {got['cycles']:,} | {got['simulate_s']:.2f} | "
+                    f"{got['peak_mb']:.0f} | {got['import_mb']:.0f} | {got['ops_simulated']:,} / "
+                    f"{got['ops_represented']:,} | {loop['period']} | "
+                    f"{loop['transient_iterations']} |")
+    return rows
+
+
+def trip_rows() -> list[str]:
+    rows = ["| K blocks | cycles | steady s | full s | ops simulated (steady) |",
+            "|---:|---:|---:|---:|---:|"]
+    for blocks in (10 ** 2, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6):
+        text = sim_kernels.gemm(blocks)
+        steady = _probe(text, "ascend-a2")
+        full = _probe(text, "ascend-a2", full=True) if blocks <= 10 ** 4 else None
+        assert full is None or full["cycles"] == steady["cycles"]
+        figures.add_row("sim", "trips", blocks=blocks, steady_s=steady["simulate_s"],
+                        full_s=full["simulate_s"] if full else None)
+        rows.append(f"| {blocks:,} | {steady['cycles']:,} | {steady['simulate_s']:.2f} | "
+                    f"{full['simulate_s']:.2f} |" if full else
+                    f"| {blocks:,} | {steady['cycles']:,} | {steady['simulate_s']:.2f} | - |")
+        rows[-1] += f" {steady['ops_simulated']:,} |"
+    return rows
+
+
+def family_rows() -> list[str]:
+    rows = ["| family | input | ops | ops/s | seconds |", "|---|---|---:|---:|---:|"]
+    traces = (("Ascend flags", "synthetic GEMM trace", ascend_gemm(100_000 // 13)),
+              ("CUDA groups", "synthetic cp.async trace", cuda_pipeline(100_000 // 4, stages=3)),
+              ("AMD barriers", "synthetic LDS trace (2 groups)", amd_lds_gemm(100_000 // 16)))
+    for family, label, trace in traces:
         ops = trace.op_count()
-        timing = _timed(lambda t=trace: simulate(t, check_races=False, bound=False))
-        verify = _timed(lambda t=trace: simulate(t))
-        rows.append(f"| Ascend flags GEMM | {ops:,} | {_rate(ops, timing)} | {_rate(ops, verify)} |"
-                    f" {timing:.2f} / {verify:.2f} |")
+        seconds = _timed(lambda t=trace: simulate(t))
+        figures.add_row("sim", "families", family=family, input=label, ops_per_s=ops / seconds)
+        rows.append(f"| {family} | {label} | {ops:,} | {_rate(ops, seconds)} | {seconds:.2f} |")
+    for family, label, text, target in (
+            ("Ascend flags", "pipelined GEMM, `sim --full`", sim_kernels.gemm(5_000), "ascend-a2"),
+            ("CUDA groups", "cuda_gemm + insert-sync, `sim --full`",
+             sim_kernels.cuda_gemm(20_000), "cuda-sm80"),
+            ("AMD barriers", "LDS loop (2 groups), `sim --full`", sim_kernels.amd_loop(10_000),
+             "amd-gfx950")):
+        got = _probe(text, target, full=True)
+        ops = got["ops_represented"]
+        figures.add_row("sim", "families", family=family, input=label,
+                        ops_per_s=ops / got["simulate_s"])
+        rows.append(f"| {family} | {label} | {ops:,} | {_rate(ops, got['simulate_s'])} | "
+                    f"{got['simulate_s']:.2f} |")
+    return rows
+
+
+def distinct_tiles_trace(statements: int, tiles: int = 1000):
+    """The trace of sim_kernels.distinct_tiles, built directly (no parsing)."""
+    b = TraceBuilder(ascend_machine())
+    gm = b.buffer("gm", (4 * tiles, 16), "float16", "GM", True)
+    out = b.buffer("out", (4 * tiles, 16), "float16", "GM", True)
+    ub = b.buffer("ub", (4 * tiles, 16), "float16", "UB")
+    for s in range(statements):
+        row = 4 * (s % tiles)
+        tile = b.tile(ub, (row, 0), (4, 16))
+        b.op("tile.load", "MTE2", 41, [b.tile(gm, (row, 0), (4, 16)), tile])
+        b.op("sync.set_flag", props={"src": "MTE2", "dst": "V", "event": s % 8})
+        b.op("sync.wait_flag", props={"src": "MTE2", "dst": "V", "event": s % 8})
+        b.op("tile.exp", "V", 20, [tile, tile])
+        b.op("sync.set_flag", props={"src": "V", "dst": "MTE3", "event": s % 8})
+        b.op("sync.wait_flag", props={"src": "V", "dst": "MTE3", "event": s % 8})
+        b.op("tile.store", "MTE3", 41, [tile, b.tile(out, (row, 0), (4, 16))])
+        if s % 8 == 7:
+            b.op("sync.barrier_all")
+    return b.build()
+
+
+def verify_rows() -> list[str]:
+    rows = ["| statements | ops | verify s | ops/s | exponent vs previous |", "|---:|---:|---:|---:|---:|"]
+    previous = None
+    for statements in (1_000, 10_000, 50_000):
+        trace = distinct_tiles_trace(statements)
+        ops = trace.op_count()
+        holder = {}
+        seconds = _timed(lambda t=trace: holder.setdefault("r", simulate(t)))
+        assert holder["r"].ok
+        exponent = "" if previous is None else \
+            f"{math.log(seconds / previous[1]) / math.log(ops / previous[0]):.2f}"
+        figures.add_row("sim", "verify", statements=statements, ops=ops, seconds=seconds)
+        rows.append(f"| {statements:,} | {ops:,} | {seconds:.2f} | {_rate(ops, seconds)} | "
+                    f"{exponent} |")
+        previous = (ops, seconds)
         del trace
     return rows
 
 
-def _family_rows() -> list[str]:
-    """The same for the CUDA and AMD families at ~10^5 ops."""
-    rows = []
-    for label, trace in (("CUDA cp.async groups", cuda_pipeline(100_000 // 4, stages=3)),
-                         ("AMD LDS barriers (2 groups)", amd_lds_gemm(100_000 // 16))):
-        ops = trace.op_count()
-        timing = _timed(lambda t=trace: simulate(t, check_races=False, bound=False))
-        verify = _timed(lambda t=trace: simulate(t))
-        rows.append(f"| {label} | {ops:,} | {_rate(ops, timing)} | {_rate(ops, verify)} |"
-                    f" {timing:.2f} / {verify:.2f} |")
-    return rows
-
-
-def _functional_rows() -> list[str]:
-    """Functional replay throughput on 16x16-tile GEMMs."""
-    rows = []
-    for size in SIZES:
-        trace = ascend_gemm(size // ASCEND_OPS_PER_ITER, tile=16)
+def functional_rows() -> list[str]:
+    rows = ["| Ascend GEMM ops | ops/s | seconds |", "|---:|---:|---:|"]
+    for size in (10_000, 100_000):
+        trace = ascend_gemm(size // 13, tile=16)
         ops = trace.op_count()
         seconds = _timed(lambda t=trace: run_concurrent(t, seed=0))
         rows.append(f"| {ops:,} | {_rate(ops, seconds)} | {seconds:.2f} |")
-        del trace
     return rows
-
-
-def _lowering_row() -> str:
-    """Unrolling an MLIR loop into a trace."""
-    target = load_target("ascend-a2")
-    module = parse_text(LOOP, "bench.mlir")
-    iterations = 20_000
-    holder = {}
-    seconds = _timed(lambda: holder.setdefault("t", lower_module(module, target, {"n": iterations})))
-    ops = holder["t"].op_count()
-    return f"| lowering (scf.for unrolled, Ascend) | {ops:,} | {_rate(ops, seconds)} | {seconds:.2f} |"
 
 
 def run() -> str:
     """The Markdown section for BENCHMARKS.md."""
     load = os.getloadavg()[0]
     lines = [
-        "## Simulator throughput",
+        "## Simulator at scale",
         "",
         f"1-minute load average when the run started: {load:.1f} on {os.cpu_count()} cores "
-        "(other jobs share the machine; higher load, lower figures).",
+        "(shared machine: wall-clock figures stretch with the load).",
         "",
-        "Simulated ops (tile + sync) per second. *timing*: trace compilation + timing engine;",
-        "*verify*: what `tilesched sim` runs (timing, happens-before races, sync violations,",
-        "lower bound). Traces: `tilesched.sim.synthetic` pipelines (building them is not timed).",
+        "**Steady state** (`benchmarks/sim_kernels.py`; each row a fresh process running "
+        "`benchmarks/sim_probe.py`, the same lowering and engine as `tilesched sim`). *simulate s*: "
+        "lowering + simulation, parsing and imports excluded; *peak MB*: peak resident memory of "
+        "that process (Python and the imports included: *after imports*). Targets: < 1 s and "
+        "< 200 MB each.",
         "",
-        "| trace | ops | timing ops/s | verify ops/s | seconds (timing / verify) |",
-        "|---|---:|---:|---:|---:|",
-        *_ascend_rows(),
-        *_family_rows(),
+        *steady_rows(),
+        "",
+        "**Time against trip count** (the same GEMM; *full* is `sim --full`, same cycles):",
+        "",
+        *trip_rows(),
+        "",
+        "**Full-unroll throughput with race checking**, simulated ops (tile + sync) per second: "
+        "traces run by the engine (timing, races, violations, bound), and MLIR loops as "
+        "`tilesched sim --full` runs them (lowering included, parsing excluded). Target: 500k "
+        "ops/s on every family.",
+        "",
+        *family_rows(),
+        "",
+        "**Verification cost against size**: straight-line code over 1,000 distinct 4x16 UB "
+        "tiles (load, flags, exp, flags, store per statement; traces). The exponent is "
+        "log(time ratio) / log(ops ratio) against the previous row (1.00 = linear).",
+        "",
+        *verify_rows(),
         "",
         "Functional mode (timing with recording + numpy replay of every tile op, 16x16 tiles):",
         "",
-        "| Ascend GEMM ops | ops/s | seconds |",
-        "|---:|---:|---:|",
-        *_functional_rows(),
-        "",
-        "| front end | ops | ops/s | seconds |",
-        "|---|---:|---:|---:|",
-        _lowering_row(),
+        *functional_rows(),
     ]
     return "\n".join(lines) + "\n"
 

@@ -1,0 +1,124 @@
+"""Kernels of the simulator benchmark (bench_sim.py), built from the bundled examples.
+
+- :func:`gemm` - ``ascend_gemm`` with ``blocks`` K blocks, software-pipelined and synchronized
+  (``modulo-schedule,software-pipeline,insert-sync``): a pipelined GEMM.
+- :func:`attention` - ``ascend_attention`` over ``blocks`` sequence blocks of 64 query rows, with
+  the P hand-off workspace as a two-slot ring (rows ``(qb mod 2) * 64``) instead of one slot per
+  block, pipelined and synchronized the same way.
+- :func:`cuda_gemm` - ``cuda_gemm`` with ``blocks`` K blocks, synchronized by ``insert-sync``.
+- :func:`amd_loop` - a two-group AMD loop (global -> LDS slot, local barrier, LDS -> registers,
+  matmul, barrier), written with the DSL: warp-pipeline is not a pass of this build yet.
+- :func:`distinct_tiles` - straight-line code touching ``statements`` distinct UB tiles of one
+  buffer, each load -> flag -> vector op -> flag -> store, a ``barrier_all`` every 8 statements
+  (event ids 0..7 reused): the verification-cost scaling case.
+"""
+
+from __future__ import annotations
+
+from tilesched.examples import example_path
+from tilesched.ir import parse_text, print_module
+from tilesched.ir.dsl import Kernel
+from tilesched.target import load_target
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
+
+PIPELINE = "modulo-schedule,software-pipeline,insert-sync"
+
+
+def _synchronized(text: str, target: str, pipeline: str = PIPELINE) -> str:
+    module = parse_text(text, "bench.mlir")
+    run_pipeline(module, parse_pass_pipeline(pipeline), TileContext(load_target(target)))
+    return print_module(module)
+
+
+def _scaled(name: str, blocks: int, trip: str, shapes: list[tuple[str, str]]) -> str:
+    text = example_path(name).read_text()
+    assert trip in text
+    text = text.replace(trip, trip.rsplit(" ", 2)[0] + f" {blocks} :")
+    for before, after in shapes:
+        assert before in text
+        text = text.replace(before, after)
+    return text
+
+
+def gemm(blocks: int) -> str:
+    """The pipelined Ascend GEMM over ``blocks`` K blocks (MLIR text)."""
+    text = _scaled("ascend_gemm", blocks, "%c8 = arith.constant 8 :",
+                   [("128x512xf16", f"128x{64 * blocks}xf16"),
+                    ("512x128xf16", f"{64 * blocks}x128xf16")])
+    return _synchronized(text, "ascend-a2")
+
+
+def attention(blocks: int) -> str:
+    """The pipelined Ascend attention over ``blocks`` sequence blocks (MLIR text)."""
+    rows = 64 * blocks
+    text = _scaled("ascend_attention", blocks, "%c4 = arith.constant 4 :",
+                   [("256x64xf16", f"{rows}x64xf16"), ("256x64xf32", f"{rows}x64xf32"),
+                    ("%ws: memref<256x128xf16", "%ws: memref<128x128xf16"),
+                    ("memref<256x128xf16, \"GM\"> -> memref<64x128xf16", "memref<128x128xf16, "
+                     "\"GM\"> -> memref<64x128xf16")])
+    ring = ("      %wslot = arith.remui %qb, %c2 : index\n"
+            "      %wrow = arith.muli %wslot, %c64 : index\n"
+            "      %ws_blk = tile.view %ws[%wrow, %c0]")
+    text = text.replace("      %ws_blk = tile.view %ws[%row, %c0]", ring)
+    text = text.replace("    %c1 = arith.constant 1 : index\n",
+                        "    %c1 = arith.constant 1 : index\n    %c2 = arith.constant 2 : index\n", 1)
+    return _synchronized(text, "ascend-a2")
+
+
+def cuda_gemm(blocks: int) -> str:
+    """The CUDA cp.async GEMM over ``blocks`` K blocks, synchronized (MLIR text)."""
+    text = _scaled("cuda_gemm", blocks, "%c8 = arith.constant 8 :",
+                   [("128x256xf16", f"128x{32 * blocks}xf16"),
+                    ("256x128xf16", f"{32 * blocks}x128xf16")])
+    return _synchronized(text, "cuda-sm80", "insert-sync")
+
+
+def amd_loop(blocks: int) -> str:
+    """Two AMD issuer groups staging tiles through LDS with barriers (MLIR text)."""
+    k = Kernel("amd_loop", target="amd-gfx950")
+    a = k.arg("a", (32 * (blocks + 1), 32), "f16", "global")
+    lds = k.alloc((2, 32, 32), "f16", "LDS", name="lds")
+    reg = k.alloc((32, 32), "f16", "local", name="reg")
+    acc = k.alloc((32, 32), "f32", "local", name="acc")
+    k.fill(acc, 0.0)
+    for i in k.range(blocks, name="kb"):
+        slot = lds.slot(i % 2)
+        k.load(a.view((i * 32, 0), (32, 32)), slot)
+        k.barrier(local=True)
+        k.copy(slot, reg)
+        k.barrier(local=True)
+        k.matmul(reg, reg, acc, accumulate=True)
+        k.barrier()
+    return k.text() if hasattr(k, "text") else print_module(k.module())
+
+
+def distinct_tiles(statements: int, tiles: int = 1000) -> str:
+    """Straight-line Ascend code: ``statements`` load -> exp -> store chains over ``tiles``
+    distinct 4x16 tiles of one UB buffer (tile ``s mod tiles``), flags between the units and a
+    ``barrier_all`` every 8 statements (event ids 0..7 reused). Written as text: building
+    50k statements with the DSL would take minutes."""
+    g, u, t = (f'memref<{4 * tiles}x16xf16, "GM">', f'memref<{4 * tiles}x16xf16, "UB">',
+               'memref<4x16xf16, "{}">')
+    lines = [f"func.func @tiles(%gm: {g}, %out: {g}) {{", "  %c0 = arith.constant 0 : index",
+             f"  %ub = memref.alloc() : {u}"]
+    lines += [f"  %r{k} = arith.constant {4 * k} : index" for k in range(min(tiles, statements))]
+    flag = '  "sync.{}"() {{src = "{}", dst = "{}", event = {} : i64}} : () -> ()'
+    for s in range(statements):
+        row = f"%r{s % tiles}"
+        lines += [f"  %a{s} = tile.view %gm[{row}, %c0] {{sizes = array<i64: 4, 16>}} : "
+                  f"{g} -> {t.format('GM')}",
+                  f"  %u{s} = tile.view %ub[{row}, %c0] {{sizes = array<i64: 4, 16>}} : "
+                  f"{u} -> {t.format('UB')}",
+                  f"  %o{s} = tile.view %out[{row}, %c0] {{sizes = array<i64: 4, 16>}} : "
+                  f"{g} -> {t.format('GM')}",
+                  f"  tile.load %a{s}, %u{s} : {t.format('GM')}, {t.format('UB')}",
+                  flag.format("set_flag", "MTE2", "V", s % 8),
+                  flag.format("wait_flag", "MTE2", "V", s % 8),
+                  f"  tile.exp %u{s}, %u{s} : {t.format('UB')}, {t.format('UB')}",
+                  flag.format("set_flag", "V", "MTE3", s % 8),
+                  flag.format("wait_flag", "V", "MTE3", s % 8),
+                  f"  tile.store %u{s}, %o{s} : {t.format('UB')}, {t.format('GM')}"]
+        if s % 8 == 7:
+            lines.append('  "sync.barrier_all"() : () -> ()')
+    return "\n".join(lines + ["  func.return", "}"]) + "\n"

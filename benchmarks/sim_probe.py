@@ -1,0 +1,43 @@
+"""Run one simulation in this process and print what it cost as JSON (used by bench_sim.py).
+
+``python sim_probe.py FILE TARGET [--full] [--arg n=V]``: parse and verify FILE, lower and simulate
+it as ``tilesched sim`` does; print seconds (parse+verify, simulation), peak resident memory of
+this process (MB, ``getrusage``; includes Python and the imports), and the result's key figures.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+
+
+def main(argv: list[str]) -> None:
+    path, target_name = argv[0], argv[1]
+    full = "--full" in argv
+    args = dict(a.split("=", 1) for a in argv[2:] if "=" in a)
+    from tilesched.commands.common import load_verified
+    from tilesched.sim.engine import Engine, run_engine
+    from tilesched.sim.stream import stream_module
+    from tilesched.target import load_target
+
+    base_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    target = load_target(target_name)
+    start = time.perf_counter()
+    module = load_verified(path, target)
+    parsed = time.perf_counter()
+    program = stream_module(module, target, {k: int(v) for k, v in args.items()},
+                            max_ops=None)
+    result = run_engine(Engine(program, steady=not full))
+    done = time.perf_counter()
+    print(json.dumps({
+        "parse_s": parsed - start, "simulate_s": done - parsed,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "import_mb": base_mb, "cycles": result.cycles, "ok": result.ok,
+        "ops_simulated": result.ops_simulated, "ops_represented": result.ops_represented,
+        "steady_state": result.steady_state}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
