@@ -151,8 +151,8 @@ def verify_rows() -> list[str]:
     for statements in (1_000, 10_000, 50_000):
         trace = distinct_tiles_trace(statements)
         ops = trace.op_count()
-        holder = {}
-        seconds = _timed(lambda t=trace: holder.setdefault("r", simulate(t)))
+        holder: dict = {}
+        seconds = _timed(lambda t=trace, h=holder: h.setdefault("r", simulate(t)))
         assert holder["r"].ok
         exponent = "" if previous is None else \
             f"{math.log(seconds / previous[1]) / math.log(ops / previous[0]):.2f}"
