@@ -23,7 +23,8 @@ EXIT_INTERNAL_ERROR = 3
 EXIT_INTERRUPTED = 130
 
 # Subcommand modules, in the order `tilesched --help` lists them.
-COMMANDS = ["demo", "opt", "sim", "report", "equiv", "modulo", "targets", "passes", "tune"]
+COMMANDS = ["demo", "opt", "sim", "report", "equiv", "modulo", "targets", "passes", "tune",
+            "include-dir"]
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -39,9 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
-            module = importlib.import_module(f"tilesched.commands.{name}")
+            module = importlib.import_module(f"tilesched.commands.{name.replace('-', '_')}")
         except ModuleNotFoundError as exc:
-            if exc.name == f"tilesched.commands.{name}":
+            if exc.name == f"tilesched.commands.{name.replace('-', '_')}":
                 continue  # not built yet
             raise
         module.register(sub)

@@ -23,7 +23,7 @@ from xdsl.ir import Operation
 
 from tilesched.analysis.fusion_semantics import op_semantics
 from tilesched.analysis.regions import Region, root_region
-from tilesched.ir.tile import FUSION_GROUP, LAST_USE, TileOp
+from tilesched.ir.tile import FUSION_GROUP, FUSION_ORDER, LAST_USE, TileOp
 from tilesched.ir.types import element_bytes, memref_shape
 from tilesched.target.model import OperandShape, Route, Target
 
@@ -110,3 +110,36 @@ def _spill(span: list[Operation], position: int, op: Operation, target: Target,
         return 0
     elements = op_semantics(op).elements
     return extra * model.spill_cycles(elements, target.bandwidth(rule))
+
+
+def span_units(ops: list[Operation], keep=None) -> list[list[int]]:
+    """Indices of ``ops`` grouped into scheduling units: each maximal run of two or more
+    consecutive ops of one fusion group is one unit (later passes insert nothing inside it and
+    move it whole), every other op is a unit of its own. A run for which ``keep(run)`` is false
+    loses its annotations instead (a pass that must break a span removes them)."""
+    units: list[list[int]] = []
+    k = 0
+    while k < len(ops):
+        group = group_of(ops[k])
+        end = k + 1
+        while group is not None and end < len(ops) and group_of(ops[end]) == group:
+            end += 1
+        run = list(range(k, end))
+        if len(run) >= 2 and (keep is None or keep([ops[i] for i in run])):
+            units.append(run)
+        else:
+            if len(run) >= 2:
+                for i in run:
+                    for name in (FUSION_GROUP, FUSION_ORDER, LAST_USE):
+                        ops[i].attributes.pop(name, None)
+            units.extend([i] for i in run)
+        k = end
+    return units
+
+
+def unit_pairs(units: list[list[int]], pairs) -> list[tuple]:
+    """``(src, dst, ...)`` tuples over ops mapped to units; plain pairs inside one unit are
+    dropped (loop-carried triples are kept: a unit may depend on its previous iteration)."""
+    unit_of = {i: u for u, members in enumerate(units) for i in members}
+    mapped = {(unit_of[p[0]], unit_of[p[1]], *p[2:]) for p in pairs}
+    return sorted(p for p in mapped if len(p) > 2 or p[0] != p[1])

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
+from xdsl.traits import IsTerminator
 
 from tilesched.ir import tile as T
 
@@ -83,6 +84,8 @@ def op_semantics(op: Operation) -> OpSemantics:
         return OpSemantics(HARD_BOUNDARY, None, f"'{op.name}' orders the units around it")
     if op.regions:
         return OpSemantics(HARD_BOUNDARY, None, f"'{op.name}' holds a region")
+    if op.has_trait(IsTerminator):
+        return OpSemantics(HARD_BOUNDARY, None, "a block terminator")
     return OpSemantics(HARD_BOUNDARY, None, f"the analysis does not know '{op.name}': treated "
                                             "as a hard boundary (unknown effects)")
 

@@ -33,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "without --force)")
     add_force_option(parser)
     parser.add_argument("--generic", action="store_true", help="print the generic MLIR form")
+    parser.add_argument("--verbose", action="store_true",
+                        help="also print the passes' remarks (what they decided and why)")
     add_common_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -46,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
     env = TileContext(target=target)
     run_pipeline(module, pipeline, env)
     for diagnostic in env.diagnostics:
-        print(diagnostic, file=sys.stderr)
+        if diagnostic.severity != "remark" or args.verbose:
+            print(diagnostic, file=sys.stderr)
     try:
         verify_module(module)
     except TileschedError as err:

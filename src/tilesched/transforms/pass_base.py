@@ -64,6 +64,11 @@ class TileContext(Context):
         loc = location_of(where) if isinstance(where, Operation) else where
         self.diagnostics.append(Diagnostic("warning", message, loc))
 
+    def remark(self, message: str, where: Operation | Location | None = None) -> None:
+        """A remark (shown under ``--verbose``): what a pass decided and why."""
+        loc = location_of(where) if isinstance(where, Operation) else where
+        self.diagnostics.append(Diagnostic("remark", message, loc))
+
     def clone(self) -> TileContext:
         copy = TileContext(self.target)
         copy.allow_unregistered = self.allow_unregistered
@@ -173,7 +178,8 @@ class TilePass(ModulePass):
         tile_ctx = TileContext(target=_module_target(op))
         self.run(op, tile_ctx)
         for diagnostic in tile_ctx.diagnostics:
-            print(diagnostic, file=sys.stderr)
+            if diagnostic.severity != "remark":
+                print(diagnostic, file=sys.stderr)
 
 
 def program_facts(module: Operation) -> frozenset[str]:

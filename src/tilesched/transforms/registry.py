@@ -30,10 +30,12 @@ from tilesched.transforms.pass_base import TileContext, TilePass, describe_optio
 # the pass pipeline (DESIGN.md §1).
 PASS_MODULES = {
     "verify": "tilesched.transforms.verify",
+    "fuse-tiles": "tilesched.transforms.fuse_tiles",
     "modulo-schedule": "tilesched.transforms.modulo_schedule",
     "software-pipeline": "tilesched.transforms.software_pipeline",
     "reorder-events": "tilesched.transforms.reorder_events",
     "insert-sync": "tilesched.transforms.insert_sync",
+    "emit-cpp": "tilesched.transforms.emit_cpp",
 }
 
 

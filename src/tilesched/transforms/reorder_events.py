@@ -36,6 +36,7 @@ from xdsl.ir import Block, Operation
 
 from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import loop_carried_dependences
+from tilesched.analysis.fusion_cost import span_units, unit_pairs
 from tilesched.analysis.reduced_deps import reduced_edges
 from tilesched.analysis.units import contains_unit_work, op_cycles, op_route, region_unit
 from tilesched.ir.blocks import body_ops, functions, split_at
@@ -49,6 +50,7 @@ from tilesched.schedule.reorder.search import (
     schedule_segment,
 )
 from tilesched.schedule.reorder.segment import Segment
+from tilesched.transforms.fuse_tiles.annotations import refresh_fusion_groups
 from tilesched.transforms.pass_base import TileContext, TilePass, option, paused_gc
 
 
@@ -78,6 +80,7 @@ class ReorderEventsPass(TilePass):
                 report.cycles += _BlockReorderer(self, env, report).block(function.body.block,
                                                                           None)
         env.remarks["reorder_events"] = report.as_dict()
+        refresh_fusion_groups(module)
 
 
 class _BlockReorderer:
@@ -121,8 +124,9 @@ class _BlockReorderer:
     def segment(self, block: Block, ops: list[Operation], carried, loop) -> int:
         """Schedule one segment, move its ops if the order changed; its estimated cycles."""
         trips = _trip_count(loop) if loop is not None else 1
-        graph = self.graph(ops, carried, min(trips, 2))
-        if len(ops) < 2 or not any(u is not None for u in graph.units):
+        spans = span_units(ops)  # a fused span is one node: it moves whole
+        graph = self.graph(ops, spans, carried, min(trips, 2))
+        if len(spans) < 2 or not any(u is not None for u in graph.units):
             return sum(self.durations.get(op, 0) for op in ops) * trips
         result = schedule_segment(graph, self.machine, self.options.strategy,
                                   self.options.objective)
@@ -131,21 +135,25 @@ class _BlockReorderer:
         if not result.strict:
             self._warn_relaxed(ops[0], result)
         if result.changed:
-            _move(block, ops, [ops[k] for k in result.best.order])
+            _move(block, ops, [ops[i] for k in result.best.order for i in spans[k]])
         return result.best.makespan * trips // max(1, min(trips, 2))
 
-    def graph(self, ops: list[Operation], carried, trips: int) -> Segment:
-        """The IR segment as a :class:`Segment` (units, durations, dependences)."""
+    def graph(self, ops: list[Operation], spans: list[list[int]], carried, trips: int) -> Segment:
+        """The IR segment as a :class:`Segment` (units, durations, dependences); each of
+        ``spans`` (indices into ``ops``) is one node lasting as long as its members."""
         units, inline, control, boundary, durations = [], [], [], [], []
-        for op in ops:
+        for span in spans:
+            op = ops[span[0]]
             unit, is_inline, is_boundary, cycles = self.node(op)
             units.append(unit)
             inline.append(is_inline)
             control.append(bool(op.regions))
             boundary.append(is_boundary)
-            durations.append(cycles)
-        return Segment(units, durations, inline, control, boundary, reduced_edges(ops),
-                       _ssa_edges(ops) + _control_chain(control), carried, trips)
+            durations.append(cycles + sum(self.node(ops[i])[3] for i in span[1:]))
+        deps = unit_pairs(spans, reduced_edges(ops))
+        order = unit_pairs(spans, _ssa_edges(ops)) + _control_chain(control)
+        carried = unit_pairs(spans, carried) if carried is not None else None
+        return Segment(units, durations, inline, control, boundary, deps, order, carried, trips)
 
     def node(self, op: Operation) -> tuple[str | None, bool, bool, int]:
         """(unit, inline, boundary, cycles) of ``op``: its unit as insert-sync sees it

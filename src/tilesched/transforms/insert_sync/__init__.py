@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 
 from tilesched.ir.blocks import functions
+from tilesched.transforms.fuse_tiles.annotations import refresh_fusion_groups
 from tilesched.transforms.pass_base import TileContext, TilePass, option, paused_gc
 
 
@@ -60,6 +61,7 @@ class InsertSyncPass(TilePass):
                 from tilesched.transforms.insert_sync.barriers import sync_barriers
 
                 sync_barriers(block, env.target)
+        refresh_fusion_groups(module)  # spans other families' sync had to break lose their marks
 
 
 PASS = InsertSyncPass

@@ -16,6 +16,7 @@ from xdsl.dialects import scf
 from xdsl.ir import Block, Operation
 
 from tilesched.analysis.dependence import loop_carried_dependences
+from tilesched.analysis.fusion_cost import span_units, unit_pairs
 from tilesched.analysis.reduced_deps import reduced_edges
 from tilesched.analysis.units import contains_unit_work, region_unit, unit_kind
 from tilesched.ir import sync as S
@@ -82,13 +83,17 @@ class FlagSync:
             return [], []
         _strip_replanned(block)
         ops = body_ops(block)
-        items = [self._item(op) for op in ops]
+        units = self._units(ops)  # a fused span is one unit: nothing is inserted inside it
+        anchors = [ops[u[0]] for u in units]
+        items = [self._item(op) for op in anchors]
         all_ops = list(block.ops)
         index_of = {id(op): i for i, op in enumerate(ops)}
-        deps = reduced_edges(ops)
-        carried = [(index_of[id(all_ops[d.src])], index_of[id(all_ops[d.dst])], d.distance)
-                   for d in loop_carried_dependences(loop)
-                   if id(all_ops[d.src]) in index_of and id(all_ops[d.dst]) in index_of]
+        deps = unit_pairs(units, reduced_edges(ops))
+        carried = unit_pairs(units, [
+            (index_of[id(all_ops[d.src])], index_of[id(all_ops[d.dst])], d.distance)
+            for d in loop_carried_dependences(loop)
+            if id(all_ops[d.src]) in index_of and id(all_ops[d.dst]) in index_of])
+        ops = anchors
         if self.naive:
             plan = plan_flags(items, deps, self.limit, self.pipelined, naive=True)
             _apply(ops, block.last_op, plan.ops + [SyncOp(len(items), BARRIER_ALL, order=99)])
@@ -104,12 +109,20 @@ class FlagSync:
     def run_segment(self, ops: list[Operation]) -> None:
         if not any(self._queued(op) for op in ops):
             return
-        items = [self._item(op) for op in ops]
-        deps = reduced_edges(ops)
+        units = self._units(ops)  # a fused span is one unit: nothing is inserted inside it
+        anchors = [ops[u[0]] for u in units]
+        items = [self._item(op) for op in anchors]
+        deps = unit_pairs(units, reduced_edges(ops))
         plan = plan_flags(items, deps, self.limit, self.pipelined, naive=self.naive)
         self._record_peaks(plan.peak_events)
         anchor_after = ops[-1]
-        _apply(ops, None, plan.ops, anchor_after)
+        _apply(anchors, None, plan.ops, anchor_after)
+
+    def _units(self, ops: list[Operation]) -> list[list[int]]:
+        """Fused spans as single units; a span on a pipelined unit would need pipe barriers
+        inside it, so it loses its annotations instead."""
+        return span_units(ops, keep=lambda span: unit_kind(span[0], self.target)[0]
+                          not in self.pipelined)
 
     def _item(self, op: Operation) -> Item:
         if op.regions:

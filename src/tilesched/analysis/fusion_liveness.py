@@ -1,0 +1,304 @@
+"""Element-exact liveness of local buffers: the facts behind ``tile.last_use`` and fusion costs.
+
+A read slot of a tile op is a *last use* (DESIGN.md §2, Fusion contract) when its buffer is local
+to the function (a ``memref.alloc``, or a view or slot of one) and no element of the region it
+reads is read again before being overwritten: not later in the block, not in a later iteration
+of an enclosing loop, not after it. The op's own write counts as an overwrite; the op's other
+slots are not "later".
+
+The analysis is classic backward liveness, per element: one boolean array per root buffer,
+"this element will be read before it is overwritten". The function body is walked backward;
+each op's slots are judged against the liveness *after* it, then the op's write kills and its
+reads generate. The verdict of a static op is the AND over all its dynamic instances:
+
+- loops with constant bounds are unrolled (iterations walked last to first, the induction
+  variable bound), so views and slots indexed by it are decided exactly;
+- a loop with unknown bounds (or too many instances, :data:`INSTANCE_BUDGET`) is walked twice
+  with an unknown induction variable: the second walk starts from the liveness after the loop
+  united with the body's own live-in, which is the fixpoint for gen/kill transfer functions;
+- both branches of an ``scf.if`` are walked and their live-ins united;
+- a region the analysis cannot evaluate (an unknown offset) reads the whole root and kills
+  nothing; an op it does not know reads every buffer it touches; a ``memref.alloc`` kills its
+  buffer (each execution makes a fresh one).
+
+The same walk records whether what an op writes *escapes* its block: whether some element of it
+is still live at the block's end without being overwritten later in the block (read by a later
+iteration, after a loop, or never killed in a function that returns it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.ir import Block, Operation, SSAValue
+
+from tilesched.analysis.affine import constant_value
+from tilesched.analysis.fusion_semantics import HARD_BOUNDARY, PURE, op_semantics
+from tilesched.analysis.regions import Region, root_region
+from tilesched.ir.tile import CallOp, TileOp
+from tilesched.ir.types import memref_shape
+
+INSTANCE_BUDGET = 400_000  # op instances walked at most before loops are summarized
+
+Live = dict[SSAValue, np.ndarray]
+
+
+@dataclass
+class LivenessFacts:
+    """Per tile op: last-use verdict per memref operand, and whether its write escapes."""
+
+    last_use: dict[Operation, list[bool]] = field(default_factory=dict)
+    escapes: dict[Operation, bool] = field(default_factory=dict)
+
+    def flags(self, op: Operation) -> list[bool]:
+        """The ``tile.last_use`` flags of ``op`` (all false when it never ran)."""
+        count = sum(isinstance(v.type, MemRefType) for v in op.operands)
+        return self.last_use.get(op, [False] * count)
+
+
+def function_liveness(function: func.FuncOp, budget: int = INSTANCE_BUDGET) -> LivenessFacts:
+    """Last-use flags and escapes of every tile op of ``function`` (see the module docstring)."""
+    walker = _Walker(function, budget)
+    if walker.opaque:
+        return walker.facts  # memrefs of unknown origin may alias anything: no flag is true
+    live: Live = {}
+    for arg in function.body.block.args:  # arguments are read after the function returns
+        if isinstance(arg.type, MemRefType):
+            live[arg] = np.ones(memref_shape(arg.type), dtype=bool)
+    walker.block(function.body.block, {}, live, record=True)
+    return walker.facts
+
+
+class _Walker:
+    """One backward walk over a function (see the module docstring)."""
+
+    def __init__(self, function: func.FuncOp, budget: int):
+        self.facts = LivenessFacts()
+        self.budget = budget
+        self.opaque = _has_opaque_memrefs(function)
+        self.local = {op.memref for op in function.walk() if isinstance(op, memref.AllocOp)}
+
+    # ---------------------------------------------------------------- structure
+
+    def block(self, block: Block, env: dict, live: Live, record: bool) -> None:
+        """Walk ``block`` backward, turning ``live`` (after it) into the liveness before it."""
+        exit_live = {root: mask.copy() for root, mask in live.items()} if record else None
+        for op in reversed(list(block.ops)):
+            self.budget -= 1
+            self.op(op, env, live, exit_live, record)
+
+    def op(self, op: Operation, env: dict, live: Live, exit_live: Live | None, record: bool) -> None:
+        if isinstance(op, memref.AllocOp | memref.DeallocOp):
+            root = op.memref if isinstance(op, memref.AllocOp) else root_region(op.memref).root
+            for state in (live, exit_live):
+                if state is not None and root in state:
+                    state[root][...] = False
+            return
+        if isinstance(op, scf.ForOp):
+            self.loop(op, env, live, record)
+        elif isinstance(op, scf.IfOp):
+            self.branches(op, env, live, record)
+        elif isinstance(op, TileOp) and not isinstance(op, CallOp):
+            self.tile(op, env, live, exit_live, record)
+        elif op_semantics(op).kind == HARD_BOUNDARY:
+            # a call reads every operand it takes; an op the analysis does not know reads
+            # whatever it touches (and its writes kill nothing)
+            for value in _memrefs_used(op):
+                self.gen(live, root_region(value), env)
+
+    def loop(self, loop: scf.ForOp, env: dict, live: Live, record: bool) -> None:
+        """Unroll a constant loop (last iteration first), else summarize it (two walks)."""
+        body = loop.body.block
+        bounds = [_evaluate(v, env) for v in (loop.lb, loop.ub, loop.step)]
+        size = sum(1 for _ in loop.walk())
+        if None not in bounds and bounds[2] > 0:
+            values = range(bounds[0], bounds[1], bounds[2])
+            if len(values) * size <= self.budget:
+                for value in reversed(values):
+                    self.block(body, {**env, body.args[0]: value}, live, record)
+                return
+        inner = {k: v for k, v in env.items() if k is not body.args[0]}
+        after = {root: mask.copy() for root, mask in live.items()}
+        self.block(body, inner, live, record=False)  # live now: the body's live-in from `after`
+        _unite(live, after)
+        start = {root: mask.copy() for root, mask in live.items()}
+        self.block(body, inner, live, record)  # from the fixpoint: every iteration's live-out
+        _unite(live, start)  # zero iterations: the liveness after the loop flows through
+
+    def branches(self, op: scf.IfOp, env: dict, live: Live, record: bool) -> None:
+        """Both branches from the same liveness; the live-in is their union."""
+        results = []
+        for region in (op.true_region, op.false_region):
+            state = {root: mask.copy() for root, mask in live.items()}
+            for block in region.blocks:
+                self.block(block, env, state, record)
+            results.append(state)
+        live.clear()
+        live.update(results[0])
+        _unite(live, results[1])
+
+    # ---------------------------------------------------------------- tile ops
+
+    def tile(self, op: TileOp, env: dict, live: Live, exit_live: Live | None, record: bool) -> None:
+        memrefs = [v for v in op.operands if isinstance(v.type, MemRefType)]
+        regions = [root_region(v) for v in memrefs]
+        written = regions[-1]
+        write_box = _box(written, env)
+        if record:
+            reads = len(op.read_operands())
+            flags = [self.judge(region, written, write_box, env, live) for region in regions[:reads]]
+            flags += [False] * (len(regions) - len(flags))
+            old = self.facts.last_use.get(op)
+            self.facts.last_use[op] = flags if old is None else [a and b for a, b in zip(old, flags, strict=True)]
+            if exit_live is not None:
+                escapes = _any(exit_live, written, write_box)
+                self.facts.escapes[op] = self.facts.escapes.get(op, False) or escapes
+        self.kill(live, written, write_box)
+        if exit_live is not None:
+            self.kill(exit_live, written, write_box)
+        for region in regions[:len(op.read_operands())]:
+            self.gen(live, region, env)
+
+    def judge(self, region: Region, written: Region, write_box, env: dict, live: Live) -> bool:
+        """Is no element of ``region`` live after the op (its own write excepted)?"""
+        if region.root not in self.local:
+            return False
+        mask = live.get(region.root)
+        if mask is None:
+            return True
+        box = _box(region, env)
+        if box is None:
+            return not mask.any()
+        view = mask[box].copy()
+        if written.root is region.root and write_box is not None:
+            overlap = _intersect(box, write_box)
+            if overlap is not None:
+                view[_relative(overlap, box)] = False
+        return not view.any()
+
+    def kill(self, live: Live, region: Region, box) -> None:
+        if box is not None and region.root in live:
+            live[region.root][box] = False
+
+    def gen(self, live: Live, region: Region, env: dict) -> None:
+        root = region.root
+        if root not in live:
+            if not isinstance(root.type, MemRefType):
+                return
+            live[root] = np.zeros(memref_shape(root.type), dtype=bool)
+        box = _box(region, env)
+        if box is None:
+            live[root][...] = True
+        else:
+            live[root][box] = True
+
+
+# -------------------------------------------------------------------- helpers
+
+
+def _has_opaque_memrefs(function: func.FuncOp) -> bool:
+    """Memref values that are not arguments, allocations, views or slots (region results,
+    loop-carried memrefs, results of unknown ops): the analysis cannot tell what they alias."""
+    for op in function.walk():
+        if isinstance(op, memref.AllocOp) or op_semantics(op).kind == PURE and op.name.startswith("tile."):
+            continue
+        if any(isinstance(r.type, MemRefType) for r in op.results):
+            return True
+        for region in op.regions:
+            for block in region.blocks:
+                if op is not function and any(isinstance(a.type, MemRefType) for a in block.args):
+                    return True
+    return False
+
+
+def _memrefs_used(op: Operation) -> list[SSAValue]:
+    """Memref operands of ``op`` and of everything nested in it."""
+    return [v for inner in op.walk() for v in inner.operands if isinstance(v.type, MemRefType)]
+
+
+def _unite(live: Live, other: Live) -> None:
+    for root, mask in other.items():
+        if root in live:
+            live[root] |= mask
+        else:
+            live[root] = mask.copy()
+
+
+def _any(live: Live, region: Region, box) -> bool:
+    mask = live.get(region.root)
+    if mask is None:
+        return False
+    return bool(mask.any() if box is None else mask[box].any())
+
+
+def _box(region: Region, env: dict) -> tuple[slice, ...] | None:
+    """The region as numpy slices, or None when an offset cannot be evaluated."""
+    values = {}
+    for dim in region.dims:
+        start = dim.start
+        if start is None:
+            return None
+        terms = start.terms if hasattr(start, "terms") else start.base.terms
+        for symbol, _ in terms:
+            if symbol not in values:
+                value = _evaluate(symbol, env)
+                if value is None:
+                    return None
+                values[symbol] = value
+    try:
+        ranges = region.concrete(values)
+    except (KeyError, ValueError):
+        return None
+    return tuple(slice(lo, hi) for lo, hi in ranges)
+
+
+def _intersect(a: tuple[slice, ...], b: tuple[slice, ...]) -> tuple[slice, ...] | None:
+    out = []
+    for x, y in zip(a, b, strict=True):
+        lo, hi = max(x.start, y.start), min(x.stop, y.stop)
+        if lo >= hi:
+            return None
+        out.append(slice(lo, hi))
+    return tuple(out)
+
+
+def _relative(inner: tuple[slice, ...], outer: tuple[slice, ...]) -> tuple[slice, ...]:
+    return tuple(slice(i.start - o.start, i.stop - o.start) for i, o in zip(inner, outer, strict=True))
+
+
+_FOLD = {
+    arith.AddiOp: lambda a, b: a + b, arith.SubiOp: lambda a, b: a - b,
+    arith.MuliOp: lambda a, b: a * b, arith.FloorDivSIOp: lambda a, b: a // b if b else None,
+    arith.DivUIOp: lambda a, b: a // b if b else None, arith.RemUIOp: lambda a, b: a % b if b else None,
+    arith.MinSIOp: min, arith.MaxSIOp: max,
+}
+
+
+def _evaluate(value: SSAValue, env: dict, depth: int = 0) -> int | None:
+    """The integer value of an index expression given loop variables in ``env``, or None."""
+    if value in env:
+        return env[value]
+    constant = constant_value(value)
+    if constant is not None:
+        return constant
+    owner = value.owner
+    if depth > 32 or not isinstance(owner, Operation):
+        return None
+    if isinstance(owner, arith.IndexCastOp):
+        return _evaluate(owner.input, env, depth + 1)
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    fold = _FOLD.get(type(owner))
+    if isinstance(owner, arith.DivSIOp | arith.RemSIOp):
+        lhs, rhs = _evaluate(owner.lhs, env, depth + 1), _evaluate(owner.rhs, env, depth + 1)
+        if lhs is None or not rhs:
+            return None
+        quotient = abs(lhs) // abs(rhs) * (1 if (lhs >= 0) == (rhs >= 0) else -1)
+        return quotient if isinstance(owner, arith.DivSIOp) else lhs - rhs * quotient
+    if fold is None:
+        return None
+    lhs, rhs = _evaluate(owner.lhs, env, depth + 1), _evaluate(owner.rhs, env, depth + 1)
+    return None if lhs is None or rhs is None else fold(lhs, rhs)

@@ -1,0 +1,363 @@
+"""Fusion planning: which fusible nodes of a segment share a span (cost-guided search).
+
+The candidate groups are the connected sets of fusible nodes of one iteration domain along
+direct dataflow edges (:class:`~.graph.FusionGraph`). A plan must leave the quotient graph
+acyclic (every group can be made one contiguous span, :mod:`.spans`); its cost is
+:func:`.cost.plan_cost`.
+
+The planner works one *component* at a time (the nodes the candidate edges connect; a
+component of more than :data:`MAX_COMPONENT` nodes is cut into chunks of consecutive nodes), in
+program order, against a *committed order*: a topological order of the segment in which the
+groups chosen so far are contiguous. Within the window of the committed order a component
+spans, every path between two of its nodes stays inside the window, so feasibility is decided
+exactly with window-local reachability bitsets (committed groups contracted).
+
+Within a component the search is a beam search over the candidate edges in program order: each
+state either merges the groups an edge joins (if the quotient stays acyclic) or does not, and
+the ``beam`` cheapest distinct partitions survive each step. Refusing a merge that pays off now
+keeps a state alive that can take a better merge later (seed 002's example: a branch that raises
+the live tiles so much that the better join is rejected). The best partition is then improved by
+local moves (a node leaves its group or moves to a neighbouring group) while the cost drops.
+
+``beam=1`` without improvement and accepting a merge only when it lowers the cost is the plain
+greedy planner (:func:`plan_greedy`), kept as the baseline the benchmarks compare with. Exact
+plans come from :mod:`.exact` (CP-SAT). Deterministic: ties break on node order.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tilesched.schedule.fusion.cost import group_cost, plan_cost
+from tilesched.schedule.fusion.graph import FusionGraph
+
+BEAM = 6
+MAX_COMPONENT = 48
+IMPROVE_ROUNDS = 4
+
+
+@dataclass
+class Plan:
+    """Groups (node lists in program order), their cost, and an order making each a span."""
+
+    groups: list[list[int]]
+    cost: int
+    order: list[int]
+
+
+def plan_segment(graph: FusionGraph, beam: int = BEAM, improve: bool = True) -> Plan:
+    """The cost-guided plan of one segment (see the module docstring)."""
+    return _Planner(graph, beam, improve, greedy=False).run()
+
+
+def plan_greedy(graph: FusionGraph) -> Plan:
+    """The plain greedy baseline: merge along candidate edges in program order whenever the
+    quotient stays acyclic and the cost drops."""
+    return _Planner(graph, 1, improve=False, greedy=True).run()
+
+
+def components(graph: FusionGraph, limit: int = MAX_COMPONENT) -> list[list[int]]:
+    """Connected sets of fusible nodes along candidate edges (more than one node), cut into
+    chunks of at most ``limit`` consecutive nodes, ordered by their first node."""
+    parent = list(range(len(graph)))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i, j in graph.dataflow:
+        a, b = find(i), find(j)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    sets: dict[int, list[int]] = {}
+    for node in range(len(graph)):
+        if graph.nodes[node].fusible:
+            sets.setdefault(find(node), []).append(node)
+    chunks = []
+    for members in sets.values():
+        for start in range(0, len(members), limit):
+            if len(members[start:start + limit]) >= 2:
+                chunks.append(members[start:start + limit])
+    return sorted(chunks, key=lambda c: c[0])
+
+
+class _Committed:
+    """The committed order of a segment and the groups placed in it so far."""
+
+    def __init__(self, graph: FusionGraph):
+        n = len(graph)
+        self.graph = graph
+        self.order = list(range(n))
+        self.pos = list(range(n))
+        self.group_of = [-1] * n
+        self.groups: list[list[int]] = []
+
+    def reach(self, lo: int, hi: int) -> tuple[list[int], list[int]]:
+        """Descendant and ancestor bitsets of the window ``[lo, hi]`` of the committed order
+        (bit ``k`` is position ``lo + k``), committed groups contracted."""
+        size = hi - lo + 1
+        desc, anc = [0] * size, [0] * size
+        for k in range(size - 1, -1, -1):
+            desc[k] = self._around(k, lo, hi, self.graph.succs, desc)
+        for k in range(size):
+            anc[k] = self._around(k, lo, hi, self.graph.preds, anc)
+        for group in self.groups:  # members of a contracted group reach what any of them does
+            local = [self.pos[m] - lo for m in group if lo <= self.pos[m] <= hi]
+            if len(local) > 1:
+                mask = sum(1 << k for k in local)
+                down = up = mask
+                for k in local:
+                    down |= desc[k]
+                    up |= anc[k]
+                for k in local:
+                    desc[k], anc[k] = down, up
+        return desc, anc
+
+    def _around(self, k: int, lo: int, hi: int, neighbours, known: list[int]) -> int:
+        node = self.order[lo + k]
+        mask = 0
+        for other in neighbours[node]:
+            p = self.pos[other]
+            if lo <= p <= hi:
+                mask |= known[p - lo] | (1 << (p - lo))
+        group = self.group_of[node]
+        if group >= 0:  # what the rest of a contracted group reaches (they are adjacent)
+            for member in self.groups[group]:
+                if member != node:
+                    for other in neighbours[member]:
+                        p = self.pos[other]
+                        if lo <= p <= hi and self.group_of[other] != group:
+                            mask |= known[p - lo] | (1 << (p - lo))
+        return mask
+
+    def commit(self, lo: int, hi: int, new_groups: list[list[int]]) -> None:
+        """Add ``new_groups`` (inside the window) and reorder the window so each is a span."""
+        for members in new_groups:
+            gid = len(self.groups)
+            self.groups.append(sorted(members))
+            for m in members:
+                self.group_of[m] = gid
+        window = self.order[lo:hi + 1]
+        unit = {}
+        for node in window:
+            gid = self.group_of[node]
+            unit[node] = ("g", gid) if gid >= 0 else ("n", node)
+        members: dict = {}
+        for node in window:
+            members.setdefault(unit[node], []).append(node)
+        first = {u: min(self.pos[m] for m in ms) for u, ms in members.items()}
+        succs: dict = {u: set() for u in members}
+        indegree = dict.fromkeys(members, 0)
+        for node in window:
+            for other in self.graph.succs[node]:
+                if lo <= self.pos[other] <= hi and unit[other] != unit[node] \
+                        and unit[other] not in succs[unit[node]]:
+                    succs[unit[node]].add(unit[other])
+                    indegree[unit[other]] += 1
+        ready = [(first[u], u) for u, d in indegree.items() if d == 0]
+        heapq.heapify(ready)
+        placed: list[int] = []
+        while ready:
+            _, u = heapq.heappop(ready)
+            placed.extend(sorted(members[u], key=lambda m: self.pos[m]))
+            for v in succs[u]:
+                indegree[v] -= 1
+                if indegree[v] == 0:
+                    heapq.heappush(ready, (first[v], v))
+        assert len(placed) == len(window), "a committed fusion group is on a cycle"
+        self.order[lo:hi + 1] = placed
+        for offset, node in enumerate(placed):
+            self.pos[node] = lo + offset
+
+
+@dataclass
+class _State:
+    """A partition of one component: ``label[node]`` is its group's first node."""
+
+    label: dict[int, int]
+    members: dict[int, tuple[int, ...]]
+    cost: int
+
+    def key(self) -> tuple:
+        return tuple(sorted(self.label.items()))
+
+
+class _Planner:
+    def __init__(self, graph: FusionGraph, beam: int, improve: bool, greedy: bool):
+        self.graph = graph
+        self.beam = max(1, beam)
+        self.improve_moves = improve
+        self.greedy = greedy
+        self.costs: dict[tuple[int, ...], int] = {}
+
+    def run(self) -> Plan:
+        committed = _Committed(self.graph)
+        for component in components(self.graph):
+            positions = [committed.pos[m] for m in component]
+            lo, hi = min(positions), max(positions)
+            desc, anc = committed.reach(lo, hi)
+            groups = _ComponentSearch(self, component, lo, committed.pos, desc, anc).best()
+            committed.commit(lo, hi, groups)
+        groups = [list(g) for g in committed.groups]
+        return Plan(groups, plan_cost(self.graph, groups), list(committed.order))
+
+    def cost(self, members: tuple[int, ...]) -> int:
+        found = self.costs.get(members)
+        if found is None:
+            found = group_cost(self.graph, members) if len(members) > 1 \
+                else self.graph.nodes[members[0]].alone()
+            self.costs[members] = found
+        return found
+
+
+class _ComponentSearch:
+    """Beam search and local improvement for one component (see the module docstring)."""
+
+    def __init__(self, planner: _Planner, component: list[int], lo: int, pos: list[int],
+                 desc: list[int], anc: list[int]):
+        self.planner = planner
+        self.nodes = component
+        inside = set(component)
+        self.bit = {m: 1 << (pos[m] - lo) for m in component}
+        self.desc = {m: desc[pos[m] - lo] for m in component}
+        self.anc = {m: anc[pos[m] - lo] for m in component}
+        self.edges = sorted(((i, j) for i, j in planner.graph.dataflow if i in inside and j in inside),
+                            key=lambda e: (e[1], e[0]))
+        self.adjacent: dict[int, set[int]] = {m: set() for m in component}
+        for i, j in self.edges:
+            self.adjacent[i].add(j)
+            self.adjacent[j].add(i)
+
+    def best(self) -> list[list[int]]:
+        state = self.beam_search()
+        if self.planner.improve_moves:
+            state = self.improve(state)
+        return [list(ms) for ms in state.members.values() if len(ms) > 1]
+
+    # ------------------------------------------------------------------ beam search
+
+    def beam_search(self) -> _State:
+        start = _State({m: m for m in self.nodes}, {m: (m,) for m in self.nodes},
+                       sum(self.planner.cost((m,)) for m in self.nodes))
+        beam = [start]
+        for u, v in self.edges:
+            children: dict[tuple, _State] = {}
+            for state in beam:
+                merged = self.merge(state, u, v)
+                if self.planner.greedy:
+                    chosen = merged if merged is not None and merged.cost < state.cost else state
+                    children.setdefault(chosen.key(), chosen)
+                    continue
+                children.setdefault(state.key(), state)
+                if merged is not None:
+                    children.setdefault(merged.key(), merged)
+            beam = sorted(children.values(), key=lambda s: (s.cost, s.key()))[:self.planner.beam]
+        return beam[0]
+
+    def merge(self, state: _State, u: int, v: int) -> _State | None:
+        a, b = state.label[u], state.label[v]
+        if a == b:
+            return None
+        group = tuple(sorted(state.members[a] + state.members[b]))
+        others = [ms for key, ms in state.members.items() if key not in (a, b) and len(ms) > 1]
+        if not self.feasible(group, others):
+            return None
+        label = dict(state.label)
+        first = group[0]
+        for m in group:
+            label[m] = first
+        members = {k: ms for k, ms in state.members.items() if k not in (a, b)}
+        members[first] = group
+        cost = state.cost - self.planner.cost(state.members[a]) - self.planner.cost(state.members[b]) \
+            + self.planner.cost(group)
+        return _State(label, members, cost)
+
+    def feasible(self, group: Sequence[int], others: list[tuple[int, ...]]) -> bool:
+        """Can ``group`` be a span beside ``others`` (no path leaves it and comes back)?"""
+        mask = down = up = 0
+        for m in group:
+            mask |= self.bit[m]
+            down |= self.desc[m]
+            up |= self.anc[m]
+        closures = []
+        for ms in others:
+            other_mask = sum(self.bit[m] for m in ms)
+            other_down = other_up = other_mask
+            for m in ms:
+                other_down |= self.desc[m]
+                other_up |= self.anc[m]
+            closures.append((other_mask, other_down, other_up))
+        changed = True
+        while changed:  # paths through other groups: entering one reaches all it reaches
+            changed = False
+            for other_mask, other_down, other_up in closures:
+                if down & other_mask and (down | other_down) != down:
+                    down |= other_down
+                    changed = True
+                if up & other_mask and (up | other_up) != up:
+                    up |= other_up
+                    changed = True
+        return not (down & up & ~mask)
+
+    # ------------------------------------------------------------------ local improvement
+
+    def improve(self, state: _State) -> _State:
+        for _ in range(IMPROVE_ROUNDS):
+            better = False
+            for node in self.nodes:
+                moved = self.best_move(state, node)
+                if moved is not None:
+                    state, better = moved, True
+            if not better:
+                break
+        return state
+
+    def best_move(self, state: _State, node: int) -> _State | None:
+        """The cheapest of: ``node`` leaves its group, or joins a neighbouring group."""
+        home = state.label[node]
+        rest = tuple(m for m in state.members[home] if m != node)
+        if not rest or not self.connected(rest):
+            return None
+        targets = {state.label[n] for n in self.adjacent[node]} - {home}
+        best = None
+        for target in [None, *sorted(targets)]:
+            candidate = self.move(state, node, home, rest, target)
+            if candidate is not None and candidate.cost < (best or state).cost:
+                best = candidate
+        return best
+
+    def move(self, state: _State, node: int, home: int, rest: tuple[int, ...],
+             target: int | None) -> _State | None:
+        joined = (node,) if target is None else tuple(sorted(state.members[target] + (node,)))
+        others = [ms for key, ms in state.members.items()
+                  if key not in (home, target) and len(ms) > 1]
+        if len(rest) > 1 and not self.feasible(rest, others + ([joined] if len(joined) > 1 else [])):
+            return None
+        if len(joined) > 1 and not self.feasible(joined, others + ([rest] if len(rest) > 1 else [])):
+            return None
+        members = {k: ms for k, ms in state.members.items() if k not in (home, target)}
+        members[rest[0]] = rest
+        members[joined[0]] = joined
+        label = dict(state.label)
+        for group in (rest, joined):
+            for m in group:
+                label[m] = group[0]
+        cost = state.cost - self.planner.cost(state.members[home]) + self.planner.cost(rest) \
+            + self.planner.cost(joined) \
+            - (self.planner.cost(state.members[target]) if target is not None else 0)
+        return _State(label, members, cost)
+
+    def connected(self, group: tuple[int, ...]) -> bool:
+        inside = set(group)
+        seen = {group[0]}
+        stack = [group[0]]
+        while stack:
+            for other in self.adjacent[stack.pop()] & inside:
+                if other not in seen:
+                    seen.add(other)
+                    stack.append(other)
+        return len(seen) == len(inside)

@@ -1,0 +1,37 @@
+"""The ``emit-cpp`` pass: print the module as C++17 in PTO-ISA style (``tilesched.emit.cpp``).
+
+A tool pass: it changes no IR and its text replaces the IR as ``tilesched opt``'s output, so
+``tilesched opt kernel.mlir -p fuse-tiles,insert-sync,emit-cpp -o kernel.cpp`` writes C++.
+Malformed fusion annotations and IR without a C++ spelling are errors (exit 2, nothing written).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ModuleOp
+
+from tilesched.diagnostics import TileschedErrors
+from tilesched.emit.cpp import emit_module
+from tilesched.ir.text import location_of
+from tilesched.transforms.fuse_tiles.annotations import annotation_errors
+from tilesched.transforms.pass_base import TileContext, TilePass
+
+
+@dataclass(frozen=True)
+class EmitCppPass(TilePass):
+    """Print C++17 in PTO-ISA style (TLOAD/TADD/..., set_flag/wait_flag, pto::last_use)."""
+
+    name = "emit-cpp"
+    role = "tool"
+
+    def run(self, module: ModuleOp, ctx: TileContext) -> None:
+        errors = annotation_errors(module)
+        if errors:
+            raise TileschedErrors(errors)
+        first = next(iter(module.ops), None)
+        where = location_of(first) if first is not None else None
+        ctx.output.append(emit_module(module, ctx.target, where.file if where else ""))
+
+
+PASS = EmitCppPass

@@ -1,0 +1,172 @@
+"""The fusion annotations on the IR: checking hand-written ones, writing them, keeping the contract.
+
+``tile.fusion_group = G : i64``, ``tile.fusion_order = K : i64`` and ``tile.last_use =
+array<i1: ...>`` (DESIGN.md §2, Fusion contract). :func:`annotation_errors` rejects what a
+person may write wrong (exit 2, ``file:line:col``): a group on an op that is not vector compute,
+an order without a group, repeated orders in a group, members of different iteration domains,
+last-use flags of the wrong length or set on the written operand.
+
+:func:`refresh_fusion_groups` is what a pass that moves or copies ops calls at its end: every
+maximal run of consecutive ops of one group that holds all of the group's orders becomes a group
+with a fresh id (a copy made by software pipelining is a group of its own), every other op of a
+broken group loses its annotations, and the last-use flags are recomputed for the program as it
+now is.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, ModuleOp, i1, i64
+from xdsl.ir import Block, Operation
+
+from tilesched.analysis.fusion_liveness import function_liveness
+from tilesched.analysis.fusion_semantics import COMPUTE, op_semantics
+from tilesched.diagnostics import TileschedError
+from tilesched.ir.blocks import functions
+from tilesched.ir.text import location_of
+from tilesched.ir.tile import FUSION_GROUP, FUSION_ORDER, LAST_USE
+
+FUSION_ATTRS = (FUSION_GROUP, FUSION_ORDER, LAST_USE)
+
+
+def annotation_errors(module: ModuleOp) -> list[TileschedError]:
+    """Malformed or contradictory hand-written fusion annotations, in program order."""
+    errors: list[TileschedError] = []
+    for function in functions(module):
+        seen_orders: dict[tuple[int, int], Operation] = {}
+        domains: dict[int, tuple[Operation, object]] = {}
+        for op in function.walk():
+            message = _op_error(op, seen_orders, domains)
+            if message:
+                errors.append(TileschedError(message, location_of(op)))
+    return errors
+
+
+def _op_error(op: Operation, seen_orders: dict, domains: dict) -> str | None:
+    present = [name for name in FUSION_ATTRS if name in op.attributes]
+    if not present:
+        return None
+    for name in (FUSION_GROUP, FUSION_ORDER):
+        attr = op.attributes.get(name)
+        if attr is not None and not (isinstance(attr, IntegerAttr) and attr.type == i64
+                                     and attr.value.data >= 0):
+            return f"'{name}' must be a non-negative i64 integer, got {attr}"
+    if FUSION_GROUP not in op.attributes:
+        return f"'{present[0]}' on '{op.name}' without 'tile.fusion_group'"
+    semantics = op_semantics(op)
+    if semantics.kind != COMPUTE:
+        return (f"'{op.name}' cannot be in a fusion group: only vector compute ops are fused "
+                f"({semantics.reason or semantics.kind})")
+    group = op.attributes[FUSION_GROUP].value.data
+    if FUSION_ORDER in op.attributes:
+        order = op.attributes[FUSION_ORDER].value.data
+        first = seen_orders.setdefault((group, order), op)
+        if first is not op:
+            where = location_of(first)
+            return (f"fusion group {group} has tile.fusion_order {order} twice (first"
+                    f"{' at ' + str(where) if where else ''})")
+    earlier = domains.setdefault(group, (op, semantics.domain))
+    if earlier[1] != semantics.domain:
+        shape = "x".join(map(str, semantics.domain or ())) or "no static shape"
+        other = "x".join(map(str, earlier[1] or ())) or "no static shape"
+        return (f"fusion group {group} mixes iteration domains: '{op.name}' iterates over {shape},"
+                f" '{earlier[0].name}' over {other}")
+    return _last_use_error(op)
+
+
+def _last_use_error(op: Operation) -> str | None:
+    attr = op.attributes.get(LAST_USE)
+    if attr is None:
+        return None
+    count = sum(isinstance(v.type, MemRefType) for v in op.operands)
+    if not isinstance(attr, DenseArrayBase) or attr.elt_type != i1:
+        return f"'tile.last_use' must be an array<i1: ...>, got {attr}"
+    flags = attr.get_values()
+    if len(flags) != count:
+        return (f"'tile.last_use' needs one flag per memref operand of '{op.name}' ({count}), "
+                f"got {len(flags)}")
+    if flags and flags[-1]:
+        return "'tile.last_use' of the written (last) operand must be false"
+    return None
+
+
+def strip(op: Operation) -> None:
+    """Remove every fusion annotation from ``op``."""
+    for name in FUSION_ATTRS:
+        op.attributes.pop(name, None)
+
+
+def set_group(op: Operation, group: int, order: int) -> None:
+    op.attributes[FUSION_GROUP] = IntegerAttr(group, i64)
+    op.attributes[FUSION_ORDER] = IntegerAttr(order, i64)
+
+
+def group_id(op: Operation) -> int | None:
+    attr = op.attributes.get(FUSION_GROUP)
+    return attr.value.data if isinstance(attr, IntegerAttr) else None
+
+
+def mark_last_use(function: func.FuncOp) -> None:
+    """Set ``tile.last_use`` on every op of every group, from the function as it is now."""
+    members = [op for op in function.walk() if group_id(op) is not None]
+    if not members:
+        return
+    facts = function_liveness(function)
+    for op in members:
+        flags = facts.flags(op)
+        op.attributes[LAST_USE] = DenseArrayBase.from_list(i1, [int(f) for f in flags])
+
+
+def runs(block: Block) -> list[list[Operation]]:
+    """Maximal runs of consecutive ops of ``block`` with the same fusion group."""
+    found: list[list[Operation]] = []
+    for op in block.ops:
+        group = group_id(op)
+        if group is not None and found and group_id(found[-1][-1]) == group:
+            found[-1].append(op)
+        elif group is not None:
+            found.append([op])
+    return found
+
+
+def refresh_fusion_groups(module: ModuleOp) -> None:
+    """Restore the Fusion contract after a pass moved or copied ops (module docstring)."""
+    for function in functions(module):
+        orders: dict[int, list[int]] = defaultdict(list)
+        all_runs: list[list[Operation]] = []
+        for op in function.walk():
+            if group_id(op) is not None:
+                orders[group_id(op)].append(_order(op))
+            for region in op.regions:
+                for block in region.blocks:
+                    all_runs.extend(runs(block))
+        complete = {g: sorted(set(found)) for g, found in orders.items()}
+        next_id = 0
+        for run in (copy for whole in all_runs for copy in _copies(whole)):
+            group = group_id(run[0])
+            if len(run) >= 2 and [_order(op) for op in run] == complete[group]:
+                for position, op in enumerate(run):
+                    set_group(op, next_id, position)
+                next_id += 1
+            else:
+                for op in run:
+                    strip(op)
+        mark_last_use(function)
+
+
+def _copies(run: list[Operation]) -> list[list[Operation]]:
+    """Split a run where its orders stop increasing (copies placed back to back)."""
+    copies = [[run[0]]]
+    for op in run[1:]:
+        if _order(op) > _order(copies[-1][-1]):
+            copies[-1].append(op)
+        else:
+            copies.append([op])
+    return copies
+
+
+def _order(op: Operation) -> int:
+    attr = op.attributes.get(FUSION_ORDER)
+    return attr.value.data if isinstance(attr, IntegerAttr) else -1
