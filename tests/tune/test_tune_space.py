@@ -64,9 +64,10 @@ def lds_shuffle_registered(monkeypatch):
 def test_space_lists_the_passes_of_the_target_in_pipeline_order():
     ascend = space_of("ascend_gemm", "ascend-a2")
     assert [d.name for d in ascend.dimensions] == [
-        "modulo-schedule", "software-pipeline", "reorder-events", "insert-sync"]
+        "fuse-tiles", "modulo-schedule", "software-pipeline", "reorder-events", "insert-sync"]
     cuda = space_of("cuda_gemm", "cuda-sm80")
     assert "reorder-events" not in [d.name for d in cuda.dimensions]  # flags only
+    assert "fuse-tiles" not in [d.name for d in cuda.dimensions]  # no unit runs fused spans
     assert "verify" not in [d.name for d in ascend.dimensions]  # a tool, never searched
 
 

@@ -125,7 +125,7 @@ class _BlockReorderer:
         """Schedule one segment, move its ops if the order changed; its estimated cycles."""
         trips = _trip_count(loop) if loop is not None else 1
         spans = span_units(ops)  # a fused span is one node: it moves whole
-        graph = self.graph(ops, spans, carried, min(trips, 2))
+        graph = self.graph(ops, carried, min(trips, 2), spans)
         if len(spans) < 2 or not any(u is not None for u in graph.units):
             return sum(self.durations.get(op, 0) for op in ops) * trips
         result = schedule_segment(graph, self.machine, self.options.strategy,
@@ -138,9 +138,11 @@ class _BlockReorderer:
             _move(block, ops, [ops[i] for k in result.best.order for i in spans[k]])
         return result.best.makespan * trips // max(1, min(trips, 2))
 
-    def graph(self, ops: list[Operation], spans: list[list[int]], carried, trips: int) -> Segment:
-        """The IR segment as a :class:`Segment` (units, durations, dependences); each of
-        ``spans`` (indices into ``ops``) is one node lasting as long as its members."""
+    def graph(self, ops: list[Operation], carried, trips: int,
+              spans: list[list[int]] | None = None) -> Segment:
+        """The IR segment as a :class:`Segment` (units, durations, dependences); each fused
+        span (``spans``: indices into ``ops``, default :func:`span_units`) is one node."""
+        spans = span_units(ops) if spans is None else spans
         units, inline, control, boundary, durations = [], [], [], [], []
         for span in spans:
             op = ops[span[0]]

@@ -27,11 +27,12 @@ from xdsl.ir import Block, Operation
 from tilesched.analysis.fusion_liveness import function_liveness
 from tilesched.analysis.fusion_semantics import is_unknown, op_semantics
 from tilesched.diagnostics import TileschedErrors
-from tilesched.ir.blocks import functions
+from tilesched.ir.blocks import body_ops, functions
 from tilesched.ir.tile import FUSION_GROUP, FUSION_ORDER, LAST_USE
 from tilesched.target.model import Target
 from tilesched.transforms.fuse_tiles.annotations import (
     annotation_errors,
+    group_id,
     mark_last_use,
     set_group,
     strip,
@@ -74,17 +75,22 @@ class FuseTilesPass(TilePass):
                   "heuristic_cost": 0, "exact_segments": 0, "exact_optimal": 0}
         for function in functions(module):
             facts = function_liveness(function)
+            written = _written_groups(function)
             groups: list[list[Operation]] = []
+            spans: dict[int, list[list[Operation]]] = {gid: [] for gid in written}
             for block in _blocks(function):
-                groups.extend(self.fuse_block(block, ctx, facts, report))
+                groups.extend(self.fuse_block(block, ctx, facts, report, spans))
+            _warn_split(written, spans, ctx)
             _number(groups)
             mark_last_use(function)
         report["groups"] = sum(1 for _ in _heads(module))
         ctx.remarks["fuse_tiles"] = report
 
-    def fuse_block(self, block: Block, ctx: TileContext, facts, report: dict) -> list[list[Operation]]:
-        """Plan and schedule every segment of ``block``; returns its groups (ops in span order)."""
-        for op in block.ops:
+    def fuse_block(self, block: Block, ctx: TileContext, facts, report: dict,
+                   spans: dict[int, list[list[Operation]]]) -> list[list[Operation]]:
+        """Plan and schedule every segment of ``block``; returns its groups (ops in span order)
+        and records in ``spans`` the spans kept from each hand-written group."""
+        for op in body_ops(block):
             if is_unknown(op):
                 ctx.remark(f"fuse-tiles: {op_semantics(op).reason}", op)
         found = []
@@ -92,28 +98,42 @@ class FuseTilesPass(TilePass):
             plan = plan_segment_groups(segment, self.planner, self.beam, self.exact,
                                        self.exact_size, self.exact_seconds)
             _account(plan, report)
-            self.warn_changed(segment, plan, ctx)
             for op in segment.nodes:
                 strip(op)
             if plan.groups:
                 reorder_segment(segment, plan.order, plan.groups)
             rank = {node: k for k, node in enumerate(plan.order)}
-            for group in plan.groups:
-                found.append([segment.nodes[k] for k in sorted(group, key=rank.__getitem__)])
+            for index, group in enumerate(plan.groups):
+                ops = [segment.nodes[k] for k in sorted(group, key=rank.__getitem__)]
+                found.append(ops)
+                if index in plan.written:
+                    spans[plan.written[index]].append(ops)
         return found
 
-    @staticmethod
-    def warn_changed(segment, plan: SegmentPlan, ctx: TileContext) -> None:
-        for gid, spans in sorted(plan.changed.items()):
-            first = segment.nodes[segment.pinned[gid][0]]
-            if spans:
-                ctx.warn(f"fuse-tiles: fusion group {gid} cannot be one contiguous span (an op it "
-                         f"cannot move across sits between its members); split into "
-                         f"{len(spans)} span(s) of {', '.join(str(len(s)) for s in spans)} ops",
-                         first)
-            else:
-                ctx.warn(f"fuse-tiles: fusion group {gid} cannot be one contiguous span and no "
-                         "part of two or more ops can; its annotations are removed", first)
+
+def _written_groups(function) -> dict[int, list[Operation]]:
+    """Hand-written groups of ``function``: id -> ops in program order."""
+    written: dict[int, list[Operation]] = {}
+    for op in function.walk():
+        if group_id(op) is not None:
+            written.setdefault(group_id(op), []).append(op)
+    return written
+
+
+def _warn_split(written: dict[int, list[Operation]], spans: dict[int, list[list[Operation]]],
+                ctx: TileContext) -> None:
+    """A hand-written group that did not stay one span is split or dropped: say so."""
+    for gid, ops in sorted(written.items()):
+        kept = spans[gid]
+        if len(kept) == 1 and len(kept[0]) == len(ops):
+            continue
+        if kept:
+            ctx.warn(f"fuse-tiles: fusion group {gid} cannot be one contiguous span (an op it "
+                     f"cannot move across sits between its members); split into {len(kept)} "
+                     f"span(s) of {', '.join(str(len(s)) for s in kept)} ops", ops[0])
+        else:
+            ctx.warn(f"fuse-tiles: fusion group {gid} cannot be one contiguous span and no part "
+                     "of two or more ops can; its annotations are removed", ops[0])
 
 
 def _blocks(function) -> list[Block]:

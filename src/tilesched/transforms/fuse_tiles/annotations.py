@@ -57,8 +57,9 @@ def _op_error(op: Operation, seen_orders: dict, domains: dict) -> str | None:
         return f"'{present[0]}' on '{op.name}' without 'tile.fusion_group'"
     semantics = op_semantics(op)
     if semantics.kind != COMPUTE:
-        return (f"'{op.name}' cannot be in a fusion group: only vector compute ops are fused "
-                f"({semantics.reason or semantics.kind})")
+        why = semantics.reason if "fused" not in semantics.reason else ""
+        return (f"'{op.name}' cannot be in a fusion group: only vector compute ops are fused"
+                + (f" ({why})" if why else ""))
     group = op.attributes[FUSION_GROUP].value.data
     if FUSION_ORDER in op.attributes:
         order = op.attributes[FUSION_ORDER].value.data

@@ -4,7 +4,8 @@ The planned groups (cost-guided search, the greedy baseline, or CP-SAT when it f
 plan) and the groups written by hand (kept as written, never merged with planned ones) must all
 become contiguous spans; :func:`split_until_contiguous` splits any that cannot into convex runs
 and drops runs of one op, so a group that cannot be contiguous is never silently accepted (the
-anchor's second bug). What changed in a hand-written group is reported back for a warning.
+anchor's second bug). Which spans come from which hand-written group is reported back, so the
+pass can warn about the ones it had to split.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class SegmentPlan:
     cost: int = 0
     baseline_cost: int = 0  # every fusible node alone
     exact: ExactPlan | None = None
-    changed: dict[int, list[list[int]]] = field(default_factory=dict)  # hand-written id -> spans
+    written: dict[int, int] = field(default_factory=dict)  # group index -> hand-written id
 
 
 def plan_segment_groups(segment: Segment, planner: str, beam: int, exact: bool, exact_size: int,
@@ -44,11 +45,11 @@ def plan_segment_groups(segment: Segment, planner: str, beam: int, exact: bool, 
             groups = solved.groups
     written = [sorted(members) for members in segment.pinned.values()]
     kept, order = split_until_contiguous(len(graph), graph.edges, groups + written)
-    changed = {}
-    for gid, members in segment.pinned.items():
-        spans = [g for g in kept if set(g) <= set(members)]
-        if spans != [sorted(members)]:
-            changed[gid] = spans
-    planned = [g for g in kept if not any(set(g) <= set(m) for m in segment.pinned.values())]
+    written_ids = {}
+    for index, group in enumerate(kept):
+        for gid, members in segment.pinned.items():
+            if set(group) <= set(members):
+                written_ids[index] = gid
+    planned = [g for k, g in enumerate(kept) if k not in written_ids]
     return SegmentPlan(kept, order, heuristic.cost, plan_cost(graph, planned),
-                       plan_cost(graph, []), solved, changed)
+                       plan_cost(graph, []), solved, written_ids)

@@ -1,0 +1,27 @@
+// Two independent chains that meet in one op form one group (a join): each chain's tile is
+// last-used by the join; the tiles loaded from GM are last-used by their first readers.
+// RUN: %tilesched opt %s -p fuse-tiles --target ascend-a2 | %filecheck %s
+// RUN: %tilesched opt %s -p fuse-tiles,insert-sync --target ascend-a2 > %t
+// RUN: %tilesched equiv %s %t --target ascend-a2
+// CHECK:      tile.load %y, %b
+// CHECK-NEXT: tile.exp %a, %p {tile.fusion_group = 0 : i64, tile.fusion_order = 0 : i64, tile.last_use = array<i1: true, false>}
+// CHECK-NEXT: tile.neg %p, %q {tile.fusion_group = 0 : i64, tile.fusion_order = 1 : i64, tile.last_use = array<i1: true, false>}
+// CHECK-NEXT: tile.exp %b, %r {tile.fusion_group = 0 : i64, tile.fusion_order = 2 : i64, tile.last_use = array<i1: true, false>}
+// CHECK-NEXT: tile.add %q, %r, %s {tile.fusion_group = 0 : i64, tile.fusion_order = 3 : i64, tile.last_use = array<i1: true, true, false>}
+// CHECK-NEXT: tile.store %s, %z
+func.func @join(%x: memref<16x32xf32, "GM">, %y: memref<16x32xf32, "GM">, %z: memref<16x32xf32, "GM">) {
+  %a = memref.alloc() : memref<16x32xf32, "UB">
+  %b = memref.alloc() : memref<16x32xf32, "UB">
+  %p = memref.alloc() : memref<16x32xf32, "UB">
+  %q = memref.alloc() : memref<16x32xf32, "UB">
+  %r = memref.alloc() : memref<16x32xf32, "UB">
+  %s = memref.alloc() : memref<16x32xf32, "UB">
+  tile.load %x, %a : memref<16x32xf32, "GM">, memref<16x32xf32, "UB">
+  tile.load %y, %b : memref<16x32xf32, "GM">, memref<16x32xf32, "UB">
+  tile.exp %a, %p : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">
+  tile.neg %p, %q : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">
+  tile.exp %b, %r : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">
+  tile.add %q, %r, %s : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">, memref<16x32xf32, "UB">
+  tile.store %s, %z : memref<16x32xf32, "UB">, memref<16x32xf32, "GM">
+  func.return
+}
