@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from xdsl.dialects.builtin import ModuleOp
 
 from tilesched import output_files
+from tilesched.diagnostics import TileschedErrors
 from tilesched.ir import parse_file, verify_module
 from tilesched.target import Target, builtin_target_names, load_target
 
@@ -22,9 +23,15 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_verified(path: str, target: Target) -> ModuleOp:
-    """Parse ``path`` and verify it against ``target``; errors are located and exit 2."""
+    """Parse ``path`` and verify it against ``target`` (and its fusion annotations); errors are
+    located and exit 2."""
+    from tilesched.transforms.fuse_tiles.annotations import annotation_errors
+
     module = parse_file(path)
     verify_module(module, target)
+    errors = annotation_errors(module)
+    if errors:
+        raise TileschedErrors(errors)
     return module
 
 

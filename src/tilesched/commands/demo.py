@@ -4,7 +4,8 @@ Each row is one pipeline applied to the kernel as written: the program as writte
 the simulator must find its races), a naive synchronization (one flag per dependence,
 serialized loops), then tilesched's passes as they become available. Every row is
 simulated on the target (cycles, lower bound, sync ops executed, peak live events per
-unit pair, races) and checked with ``equiv`` against the kernel as written.
+unit pair, races, fused spans executed) and checked with ``equiv`` against the kernel as
+written. Without ``--kernel``, a second table shows tile fusion on the softmax example.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from tilesched.diagnostics import TileschedError
 from tilesched.examples import example_names, example_path, get_example
 from tilesched.ir import parse_file, parse_text, print_module, verify_module
+from tilesched.report.sim_json import fused_spans
 from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
 from tilesched.sim.lower import lower_module
@@ -36,6 +38,7 @@ FLOWS = [
     ("naive sync", "insert-sync{naive=true}"),
     ("insert-sync", "insert-sync"),
     ("reorder-events, insert-sync", "reorder-events,insert-sync"),
+    ("fuse-tiles, reorder-events, insert-sync", "fuse-tiles,reorder-events,insert-sync"),
     ("modulo-schedule, software-pipeline, insert-sync",
      "modulo-schedule,software-pipeline,insert-sync"),
 ]
@@ -51,6 +54,7 @@ class Row:
     peak_events: int = 0
     races: int = 0
     faults: int = 0
+    spans: int = 0
     equivalent: bool | None = None
     seconds: float = 0.0
     error: str = ""
@@ -66,36 +70,58 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "and print a before/after table (cycles, bound, sync ops, peak live events, "
                     "races, equivalence with the kernel as written). Exit 1 if a synchronized "
                     "row is faulty.")
-    parser.add_argument("--kernel", default="ascend_gemm", choices=example_names(),
-                        help="bundled example to run (default: ascend_gemm)")
+    parser.add_argument("--kernel", default=None, choices=example_names(),
+                        help="bundled example to run (default: ascend_gemm, then fusion on "
+                             "ascend_softmax)")
     parser.add_argument("--target", default=None, metavar="T",
                         help="target (default: the example's own target)")
     parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
     parser.set_defaults(func=run)
 
 
+FUSION_KERNEL = "ascend_softmax"
+FUSION_FLOWS = [("insert-sync", "insert-sync"), ("fuse-tiles, insert-sync", "fuse-tiles,insert-sync")]
+
+
 def run(args: argparse.Namespace) -> int:
-    example = get_example(args.kernel)
-    target = load_target(args.target or example.target)
+    results = [_demo(args.kernel or "ascend_gemm", args.target)]
+    if args.kernel is None:
+        results.append(_demo(FUSION_KERNEL, args.target, FUSION_FLOWS, "tile fusion"))
+    if args.json:
+        data = results[0][0]
+        if len(results) > 1:
+            data["fusion"] = results[1][0]
+        print(json.dumps(data, indent=2))
+    else:
+        print("\n".join(text for _, text, _ in results), end="")
+    return 0 if all(ok for _, _, ok in results) else 1
+
+
+def _demo(kernel: str, target_name: str | None, flows: list | None = None, title: str = ""):
+    """Rows of one kernel: (JSON data, table text, every synchronized row correct)."""
+    example = get_example(kernel)
+    target = load_target(target_name or example.target)
     source = str(example_path(example.name))
     original = parse_file(source)
     verify_module(original, target)
     reference = lower_module(original, target)
     passes = available_passes()
-    flows = [(label, pipeline) for label, pipeline in FLOWS if _flow_available(pipeline, passes)
+    flows = [(label, pipeline) for label, pipeline in flows or FLOWS
+             if _flow_available(pipeline, passes) and passes_apply(pipeline, passes, target)
              and not ("naive" in pipeline and target.sync != "flags")]  # naive: flag targets only
     default = format_pipeline(default_passes(target, program_facts(original)))
-    if default not in [pipeline for _, pipeline in flows]:  # the baseline `tilesched tune` beats
-        flows.append(("default pipeline", default))
+    if title == "" and default not in [pipeline for _, pipeline in flows]:
+        flows.append(("default pipeline", default))  # the baseline `tilesched tune` beats
     rows = [_run_flow(label, pipeline, source, target, reference) for label, pipeline in flows]
-    if args.json:
-        print(json.dumps({"kernel": example.name, "target": target.name,
-                          "rows": [r.to_json() for r in rows]}, indent=2))
-    else:
-        print(_table(example, target.name, rows), end="")
+    data = {"kernel": example.name, "target": target.name, "rows": [r.to_json() for r in rows]}
     synced = [r for r in rows if r.pipeline]
-    return 0 if all(not r.error and r.races == 0 and r.faults == 0 and r.equivalent
-                    for r in synced) else 1
+    ok = all(not r.error and r.races == 0 and r.faults == 0 and r.equivalent for r in synced)
+    return data, _table(example, target.name, rows, title), ok
+
+
+def passes_apply(pipeline: str, passes: dict, target) -> bool:
+    """Does every pass of ``pipeline`` act on ``target`` (fuse-tiles needs a fused-span unit)?"""
+    return all(passes[name.split("{")[0]].applies_to(target) for name in pipeline.split(",") if name)
 
 
 def _flow_available(pipeline: str, passes: dict) -> bool:
@@ -118,6 +144,7 @@ def _run_flow(label: str, pipeline: str, source: str, target, reference) -> Row:
         row.peak_events = max(result.peak_live_events.values(), default=0)
         row.races = len(result.races)
         row.faults = len(result.violations) + (1 if result.deadlock else 0)
+        row.spans = fused_spans(candidate)
         row.equivalent = equivalent(reference, candidate).equivalent if pipeline else None
     except TileschedError as err:
         row.error = str(err).splitlines()[0]
@@ -125,10 +152,11 @@ def _run_flow(label: str, pipeline: str, source: str, target, reference) -> Row:
     return row
 
 
-def _table(example, target: str, rows: list[Row]) -> str:
-    lines = [f"tilesched demo: {example.name} ({example.summary}) on {target}", ""]
+def _table(example, target: str, rows: list[Row], title: str = "") -> str:
+    what = f"{title}: " if title else ""
+    lines = [f"tilesched demo: {what}{example.name} ({example.summary}) on {target}", ""]
     header = f"{'flow':<48} {'cycles':>7} {'bound':>6} {'ratio':>6} {'sync':>5} {'peak':>5} " \
-             f"{'races':>5} {'faults':>6} {'equiv':>6}"
+             f"{'races':>5} {'faults':>6} {'equiv':>6} {'spans':>5}"
     lines += [header, "-" * len(header)]
     for r in rows:
         if r.error:
@@ -137,9 +165,10 @@ def _table(example, target: str, rows: list[Row]) -> str:
         ratio = f"{r.cycles / r.bound:.2f}" if r.bound else "-"
         equiv = "-" if r.equivalent is None else ("yes" if r.equivalent else "NO")
         lines.append(f"{r.label:<48} {r.cycles:>7} {r.bound:>6} {ratio:>6} {r.sync_ops:>5} "
-                     f"{r.peak_events:>5} {r.races:>5} {r.faults:>6} {equiv:>6}")
+                     f"{r.peak_events:>5} {r.races:>5} {r.faults:>6} {equiv:>6} {r.spans:>5}")
     lines += ["", "cycles: simulated; bound: max(busiest unit, RAW critical path); sync: sync ops "
               "executed; peak: most live events of one unit pair; faults: deadlock + violations;",
+              "spans: fused spans executed (fuse-tiles: one vector loop each, docs/fuse-tiles.md);",
               "equiv: same argument buffers as the kernel run in program order "
               "(tilesched equiv). 'as written' has no sync, so the simulator reports its races.", ""]
     return "\n".join(lines)

@@ -53,7 +53,7 @@ _INTRINSICS = {
     T.LoadOp: "TLOAD", T.StoreOp: "TSTORE", T.CopyOp: "TMOV", T.ReshapeOp: "TRESHAPE",
     T.AddOp: "TADD", T.SubOp: "TSUB", T.MulOp: "TMUL", T.DivOp: "TDIV", T.MaxOp: "TMAX",
     T.MinOp: "TMIN", T.AddsOp: "TADDS", T.MulsOp: "TMULS", T.MaxsOp: "TMAXS", T.ExpOp: "TEXP",
-    T.NegOp: "TNEG", T.AbsOp: "TABS", T.ReluOp: "TRELU", T.CastOp: "TCVT", T.RowsumOp: "TROWSUM",
+    T.NegOp: "TNEG", T.AbsOp: "TABS", T.ReluOp: "TRELU", T.CastOp: "TCVT", T.RsqrtOp: "TRSQRT", T.RowsumOp: "TROWSUM",
     T.RowmaxOp: "TROWMAX", T.RowexpandSubOp: "TROWEXPANDSUB", T.RowexpandMulOp: "TROWEXPANDMUL",
     T.RowexpandDivOp: "TROWEXPANDDIV", T.FillOp: "TEXPANDS",
 }

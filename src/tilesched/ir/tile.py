@@ -242,6 +242,7 @@ NegOp = _variant(_UnaryOp, "neg", "dst = -a")
 AbsOp = _variant(_UnaryOp, "abs", "dst = |a|")
 ReluOp = _variant(_UnaryOp, "relu", "dst = max(a, 0)")
 CastOp = _variant(_UnaryOp, "cast", "dst = a converted to dst's element type")
+RsqrtOp = _variant(_UnaryOp, "rsqrt", "dst = 1 / sqrt(a)")
 
 
 class _RowReduceOp(TileOp):
@@ -389,7 +390,7 @@ class StageBorderOp(IRDLOperation):
 TILE_OPS: list[type[IRDLOperation]] = [
     LoadOp, StoreOp, CopyOp, ReshapeOp, MatmulOp,
     AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, AddsOp, MulsOp, MaxsOp,
-    ExpOp, NegOp, AbsOp, ReluOp, CastOp, RowsumOp, RowmaxOp,
+    ExpOp, NegOp, AbsOp, ReluOp, CastOp, RsqrtOp, RowsumOp, RowmaxOp,
     RowexpandSubOp, RowexpandMulOp, RowexpandDivOp, FillOp, CallOp,
     ViewOp, SlotOp, StageBorderOp,
 ]

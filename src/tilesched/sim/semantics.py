@@ -66,6 +66,7 @@ _SCALAR = {"tile.adds": np.add, "tile.muls": np.multiply, "tile.maxs": np.maximu
 _UNARY = {
     "tile.exp": np.exp, "tile.neg": np.negative, "tile.abs": np.abs,
     "tile.relu": lambda x: np.maximum(x, 0), "tile.cast": lambda x: x,
+    "tile.rsqrt": lambda x: 1 / np.sqrt(x),
 }
 _ROWEXPAND = {"tile.rowexpand_sub": np.subtract, "tile.rowexpand_mul": np.multiply,
               "tile.rowexpand_div": _divide}

@@ -148,6 +148,30 @@ class _Structure(_KernelBase):
             yield
 
     @contextlib.contextmanager
+    def fuse(self) -> Iterator[None]:
+        """Ask for one fusion group: tile ops emitted in the block get ``tile.fusion_group`` (a
+        new id) and ``tile.fusion_order`` in emission order. ``fuse-tiles`` keeps the group as
+        written (it must hold vector compute ops only), splitting it if it cannot be one span."""
+        if self._defaults.get("fusion") is not None:
+            raise _error("fusion groups do not nest: close the enclosing `with k.fuse():` first")
+        group = self._defaults.get("fusion_groups", 0)
+        self._defaults["fusion_groups"] = group + 1
+        self._defaults["fusion"] = [group, 0]
+        try:
+            yield
+        finally:
+            self._defaults["fusion"] = None
+
+    def _fusion_attributes(self) -> dict[str, Attribute]:
+        """``tile.fusion_group`` / ``tile.fusion_order`` for an op emitted inside ``fuse()``."""
+        current = self._defaults.get("fusion")
+        if current is None:
+            return {}
+        group, order = current
+        current[1] += 1
+        return {T.FUSION_GROUP: IntegerAttr(group, i64), T.FUSION_ORDER: IntegerAttr(order, i64)}
+
+    @contextlib.contextmanager
     def stage(self, stage: int) -> Iterator[None]:
         """Give ``tile.stage = stage`` to every op emitted in the block that sets none itself."""
         self._annotations(stage, None, False)  # validates

@@ -38,7 +38,7 @@ class _TileOps(_Structure):
         values = [self._buffer(b, name, f"operand {i + 1}") for i, b in enumerate(buffers)]
         operands = values[:1] + list(scalars) + values[1:] if scalars else values
         options = self._tile_options(name, opts.pop("pipe", None), opts.pop("latency", None))
-        attributes = self._annotations(**_sched(opts, name))
+        attributes = {**self._annotations(**_sched(opts, name)), **self._fusion_attributes()}
         return self._create(op_type, operands, {**(props or {}), **options}, attributes)
 
     # data movement
@@ -136,6 +136,10 @@ class _TileOps(_Structure):
     def cast(self, a: Buffer, dst: Buffer, **opts: Any) -> Operation:
         """``tile.cast``: ``dst = a`` converted to ``dst``'s element type."""
         return self._tile(T.CastOp, [a, dst], **opts)
+
+    def rsqrt(self, a: Buffer, dst: Buffer, **opts: Any) -> Operation:
+        """``tile.rsqrt``: ``dst = 1 / sqrt(a)``."""
+        return self._tile(T.RsqrtOp, [a, dst], **opts)
 
     # rows
     def rowsum(self, a: Buffer, dst: Buffer, **opts: Any) -> Operation:

@@ -98,6 +98,7 @@ template <typename D, typename A> void TNEG(D& dst, A& a);
 template <typename D, typename A> void TABS(D& dst, A& a);
 template <typename D, typename A> void TRELU(D& dst, A& a);
 template <typename D, typename A> void TCVT(D& dst, A& a);
+template <typename D, typename A> void TRSQRT(D& dst, A& a);
 template <typename D, typename A> void TROWSUM(D& dst, A& a);
 template <typename D, typename A> void TROWMAX(D& dst, A& a);
 template <typename D, typename A, typename R> void TROWEXPANDSUB(D& dst, A& a, R& row);
