@@ -98,41 +98,35 @@ class _Committed:
 
     def reach(self, lo: int, hi: int) -> tuple[list[int], list[int]]:
         """Descendant and ancestor bitsets of the window ``[lo, hi]`` of the committed order
-        (bit ``k`` is position ``lo + k``), committed groups contracted."""
-        size = hi - lo + 1
-        desc, anc = [0] * size, [0] * size
-        for k in range(size - 1, -1, -1):
-            desc[k] = self._around(k, lo, hi, self.graph.succs, desc)
-        for k in range(size):
-            anc[k] = self._around(k, lo, hi, self.graph.preds, anc)
-        for group in self.groups:  # members of a contracted group reach what any of them does
-            local = [self.pos[m] - lo for m in group if lo <= self.pos[m] <= hi]
-            if len(local) > 1:
-                mask = sum(1 << k for k in local)
-                down = up = mask
-                for k in local:
-                    down |= desc[k]
-                    up |= anc[k]
-                for k in local:
-                    desc[k], anc[k] = down, up
+        (bit ``k`` is position ``lo + k``), committed groups contracted: reaching one member
+        reaches the whole group and everything any member reaches. A committed group is never
+        cut by the window (its ends are nodes of the component, which are in no group)."""
+        units: list[list[int]] = []
+        for k in range(hi - lo + 1):
+            group = self.group_of[self.order[lo + k]]
+            if units and group >= 0 and self.group_of[self.order[lo + units[-1][0]]] == group:
+                units[-1].append(k)
+            else:
+                units.append([k])
+        desc, anc = [0] * (hi - lo + 1), [0] * (hi - lo + 1)
+        for unit in reversed(units):
+            self._close(unit, lo, hi, self.graph.succs, desc)
+        for unit in units:
+            self._close(unit, lo, hi, self.graph.preds, anc)
         return desc, anc
 
-    def _around(self, k: int, lo: int, hi: int, neighbours, known: list[int]) -> int:
-        node = self.order[lo + k]
+    def _close(self, unit: list[int], lo: int, hi: int, neighbours, known: list[int]) -> None:
         mask = 0
-        for other in neighbours[node]:
-            p = self.pos[other]
-            if lo <= p <= hi:
-                mask |= known[p - lo] | (1 << (p - lo))
-        group = self.group_of[node]
-        if group >= 0:  # what the rest of a contracted group reaches (they are adjacent)
-            for member in self.groups[group]:
-                if member != node:
-                    for other in neighbours[member]:
-                        p = self.pos[other]
-                        if lo <= p <= hi and self.group_of[other] != group:
-                            mask |= known[p - lo] | (1 << (p - lo))
-        return mask
+        inside = {self.order[lo + k] for k in unit}
+        for k in unit:
+            for other in neighbours[self.order[lo + k]]:
+                p = self.pos[other]
+                if lo <= p <= hi and other not in inside:
+                    mask |= known[p - lo] | (1 << (p - lo))
+        if len(unit) > 1:  # a contracted group reaches (and is reached with) all its members
+            mask |= sum(1 << k for k in unit)
+        for k in unit:
+            known[k] = mask
 
     def commit(self, lo: int, hi: int, new_groups: list[list[int]]) -> None:
         """Add ``new_groups`` (inside the window) and reorder the window so each is a span."""
