@@ -49,6 +49,7 @@ class FuseTilesPass(TilePass):
 
     name = "fuse-tiles"
     role = "optional"
+    families = frozenset({"flags"})  # insert-sync keeps spans whole for flag targets
     provides = frozenset({FUSION_GROUP, FUSION_ORDER, LAST_USE})
 
     planner: str = option("search", "search: cost-guided beam search; greedy: the plain greedy "
@@ -60,16 +61,17 @@ class FuseTilesPass(TilePass):
 
     @classmethod
     def applies_to(cls, target: Target) -> bool:
-        """Targets with a unit that runs fused spans (a ``fusion`` table in the TOML)."""
-        return any(unit.fusion is not None for unit in target.units.values())
+        """Flag targets with a unit that runs fused spans (a ``fusion`` table in the TOML)."""
+        return target.sync in cls.families and any(u.fusion is not None
+                                                   for u in target.units.values())
 
     def run(self, module: ModuleOp, ctx: TileContext) -> None:
         errors = annotation_errors(module)
         if errors:
             raise TileschedErrors(errors)
         if not self.applies_to(ctx.target):
-            ctx.warn(f"fuse-tiles: no unit of target '{ctx.target.name}' runs fused spans (no "
-                     "'fusion' table); the program is left as it is")
+            ctx.warn(f"fuse-tiles: target '{ctx.target.name}' has no unit that runs fused spans "
+                     "(a 'fusion' table of a flags target); the program is left as it is")
             return
         report = {"groups": 0, "fused_ops": 0, "cost_before": 0, "cost_after": 0,
                   "heuristic_cost": 0, "exact_segments": 0, "exact_optimal": 0}
