@@ -41,12 +41,19 @@ def group_cost(graph: FusionGraph, members: Iterable[int]) -> int:
 
 
 def _member_cycles(node: FusionNode, inside: set[int], head: bool) -> int:
-    streams = [s.reg if s.producer in inside else s.ub for s in node.reads]
-    if node.write is not None:
+    slowest = 0
+    for stream in node.reads:
+        cycles = stream.reg if stream.producer in inside else stream.ub
+        if cycles > slowest:
+            slowest = cycles
+    write = node.write
+    if write is not None:
         stays = node.write_may_stay and all(r in inside for r in node.readers)
-        streams.append(node.write.reg if stays else node.write.ub)
+        cycles = write.reg if stays else write.ub
+        if cycles > slowest:
+            slowest = cycles
     fixed = node.head_fixed if head else node.member_fixed
-    return fixed + math.ceil(max(streams, default=0) * node.factor)
+    return fixed + math.ceil(slowest * node.factor)
 
 
 def plan_cost(graph: FusionGraph, groups: Iterable[Iterable[int]]) -> int:

@@ -170,14 +170,15 @@ class _Committed:
 
 @dataclass
 class _State:
-    """A partition of one component: ``label[node]`` is its group's first node."""
+    """A partition of one component: ``labels[k]`` is the first node of the group of the
+    component's ``k``-th node; ``members`` maps a first node to its group."""
 
-    label: dict[int, int]
+    labels: tuple[int, ...]
     members: dict[int, tuple[int, ...]]
     cost: int
 
-    def key(self) -> tuple:
-        return tuple(sorted(self.label.items()))
+    def key(self) -> tuple[int, ...]:
+        return self.labels
 
 
 class _Planner:
@@ -187,6 +188,9 @@ class _Planner:
         self.improve_moves = improve
         self.greedy = greedy
         self.costs: dict[tuple[int, ...], int] = {}
+        self.consumers: list[list[int]] = [[] for _ in range(len(graph))]
+        for i, j in graph.dataflow:
+            self.consumers[i].append(j)
 
     def run(self) -> Plan:
         committed = _Committed(self.graph)
@@ -215,12 +219,12 @@ class _ComponentSearch:
                  desc: list[int], anc: list[int]):
         self.planner = planner
         self.nodes = component
-        inside = set(component)
+        self.index = {m: k for k, m in enumerate(component)}
         self.bit = {m: 1 << (pos[m] - lo) for m in component}
         self.desc = {m: desc[pos[m] - lo] for m in component}
         self.anc = {m: anc[pos[m] - lo] for m in component}
-        self.edges = sorted(((i, j) for i, j in planner.graph.dataflow if i in inside and j in inside),
-                            key=lambda e: (e[1], e[0]))
+        self.edges = sorted(((i, j) for i in component for j in planner.consumers[i]
+                             if j in self.index), key=lambda e: (e[1], e[0]))
         self.adjacent: dict[int, set[int]] = {m: set() for m in component}
         for i, j in self.edges:
             self.adjacent[i].add(j)
@@ -235,7 +239,7 @@ class _ComponentSearch:
     # ------------------------------------------------------------------ beam search
 
     def beam_search(self) -> _State:
-        start = _State({m: m for m in self.nodes}, {m: (m,) for m in self.nodes},
+        start = _State(tuple(self.nodes), {m: (m,) for m in self.nodes},
                        sum(self.planner.cost((m,)) for m in self.nodes))
         beam = [start]
         for u, v in self.edges:
@@ -253,22 +257,22 @@ class _ComponentSearch:
         return beam[0]
 
     def merge(self, state: _State, u: int, v: int) -> _State | None:
-        a, b = state.label[u], state.label[v]
+        a, b = state.labels[self.index[u]], state.labels[self.index[v]]
         if a == b:
             return None
         group = tuple(sorted(state.members[a] + state.members[b]))
         others = [ms for key, ms in state.members.items() if key not in (a, b) and len(ms) > 1]
         if not self.feasible(group, others):
             return None
-        label = dict(state.label)
+        labels = list(state.labels)
         first = group[0]
         for m in group:
-            label[m] = first
+            labels[self.index[m]] = first
         members = {k: ms for k, ms in state.members.items() if k not in (a, b)}
         members[first] = group
         cost = state.cost - self.planner.cost(state.members[a]) - self.planner.cost(state.members[b]) \
             + self.planner.cost(group)
-        return _State(label, members, cost)
+        return _State(tuple(labels), members, cost)
 
     def feasible(self, group: Sequence[int], others: list[tuple[int, ...]]) -> bool:
         """Can ``group`` be a span beside ``others`` (no path leaves it and comes back)?"""
@@ -312,11 +316,11 @@ class _ComponentSearch:
 
     def best_move(self, state: _State, node: int) -> _State | None:
         """The cheapest of: ``node`` leaves its group, or joins a neighbouring group."""
-        home = state.label[node]
+        home = state.labels[self.index[node]]
         rest = tuple(m for m in state.members[home] if m != node)
         if not rest or not self.connected(rest):
             return None
-        targets = {state.label[n] for n in self.adjacent[node]} - {home}
+        targets = {state.labels[self.index[n]] for n in self.adjacent[node]} - {home}
         best = None
         for target in [None, *sorted(targets)]:
             candidate = self.move(state, node, home, rest, target)
@@ -336,14 +340,14 @@ class _ComponentSearch:
         members = {k: ms for k, ms in state.members.items() if k not in (home, target)}
         members[rest[0]] = rest
         members[joined[0]] = joined
-        label = dict(state.label)
+        labels = list(state.labels)
         for group in (rest, joined):
             for m in group:
-                label[m] = group[0]
+                labels[self.index[m]] = group[0]
         cost = state.cost - self.planner.cost(state.members[home]) + self.planner.cost(rest) \
             + self.planner.cost(joined) \
             - (self.planner.cost(state.members[target]) if target is not None else 0)
-        return _State(label, members, cost)
+        return _State(tuple(labels), members, cost)
 
     def connected(self, group: tuple[int, ...]) -> bool:
         inside = set(group)
