@@ -57,7 +57,7 @@ def _ascend_vector_kernel() -> Kernel:
     k.adds(a, 1.5, d)
     k.muls(a, alpha, d)
     k.maxs(a, 0, d)
-    for op in (k.exp, k.neg, k.abs, k.relu):
+    for op in (k.exp, k.neg, k.abs, k.relu, k.rsqrt):
         op(a, d)
     k.cast(a, f32)
     k.rowsum(a, row)

@@ -41,6 +41,10 @@ SCALE = {
                                                          ("256x64xf32", "{}x64xf32", 64)]),
     "amd_gemm": ("%c8 = arith.constant 8 :", "8", [("128x256xf16", "128x{}xf16", 32),
                                                    ("256x128xf16", "{}x128xf16", 32)]),
+    "ascend_layernorm": ("%c8 = arith.constant 8 :", "8", [("256x128xf16", "{}x128xf16", 32)]),
+    "ascend_attention_epilogue": ("%c4 = arith.constant 4 :", "4", [
+        ("256x128xf32", "{}x128xf32", 64), ("256x1xf32", "{}x1xf32", 64),
+        ("256x128xf16", "{}x128xf16", 64)]),
 }
 
 

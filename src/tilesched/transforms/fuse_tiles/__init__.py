@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 
 from tilesched.analysis.fusion_liveness import function_liveness
-from tilesched.analysis.fusion_semantics import is_unknown, op_semantics
+from tilesched.analysis.fusion_semantics import COMPUTE_OPS, is_unknown, op_semantics
 from tilesched.diagnostics import TileschedErrors
 from tilesched.ir.blocks import body_ops, functions
 from tilesched.ir.tile import FUSION_GROUP, FUSION_ORDER, LAST_USE
@@ -50,6 +50,7 @@ class FuseTilesPass(TilePass):
     name = "fuse-tiles"
     role = "optional"
     families = frozenset({"flags"})  # insert-sync keeps spans whole for flag targets
+    needs = frozenset(op.name for op in COMPUTE_OPS)  # nothing to fuse without a compute op
     provides = frozenset({FUSION_GROUP, FUSION_ORDER, LAST_USE})
 
     planner: str = option("search", "search: cost-guided beam search; greedy: the plain greedy "
