@@ -1,18 +1,11 @@
-"""The graph type: building, compiling, SCCs, longest paths and positive cycles."""
+"""The graph type: building and compiling."""
 
 from __future__ import annotations
 
 import pytest
 from graphs import make_graph
 
-from tilesched.schedule.modulo.graph import (
-    GraphError,
-    ScheduleGraph,
-    group_distances,
-    longest_paths,
-    recurrence_groups,
-    strongly_connected_components,
-)
+from tilesched.schedule.modulo.graph import GraphError, ScheduleGraph
 
 
 def test_separation_is_source_latency_plus_delay():
@@ -57,31 +50,3 @@ def test_explicit_footprint_spans_several_resources():
     g.add_resource("port", 2)
     g.add_node("copy", "dma", footprint=[(0, "dma"), (1, "dma"), (0, "port")])
     assert g.compiled().usage[0] == ((0, 0), (0, 1), (1, 0))
-
-
-def test_scc_order_and_members():
-    adj = [[(1, 0, 0)], [(2, 0, 0)], [(1, 0, 1), (3, 0, 0)], []]
-    comps = strongly_connected_components(adj)
-    assert comps == [[3], [1, 2], [0]]  # sinks first
-
-
-def test_longest_paths_and_positive_cycle():
-    adj = [[(1, 3, 0)], [(0, -1, 1)]]  # cycle latency 2, distance 1
-    dist, cycle = longest_paths(adj, 2)
-    assert cycle is None and dist == [0, 3]
-    _, cycle = longest_paths(adj, 1)
-    assert sorted(cycle) == [0, 1]
-
-
-def test_group_distances_are_path_closed():
-    g = make_graph(
-        {"R": 1, "free": None},
-        [("a", "R", 1, 1), ("m", "free", 0, 0), ("b", "R", 1, 1)],
-        [("a", "m", 0, 0), ("m", "b", 2, 0), ("b", "a", 0, 1)],
-    )
-    cg = g.compiled()
-    (group,) = recurrence_groups(cg)
-    assert group.members == (0, 2) and group.bounded
-    d = group_distances(group, 5)
-    assert d[0][1] == 3  # a -> m -> b: 1 + 2
-    assert d[1][0] == 1 - 5  # b -> a across one iteration

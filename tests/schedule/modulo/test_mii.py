@@ -7,7 +7,7 @@ from graphs import make_graph, three_in_one_slot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilesched.schedule.modulo.graph import GraphError, group_distances, recurrence_groups
+from tilesched.schedule.modulo.graph import GraphError
 from tilesched.schedule.modulo.mii import (
     compute_bounds,
     dependency_mii,
@@ -16,6 +16,7 @@ from tilesched.schedule.modulo.mii import (
     res_mii,
     window_overload,
 )
+from tilesched.schedule.modulo.paths import group_distances, recurrence_groups
 
 
 def test_res_mii_counts_blocking_cycles():

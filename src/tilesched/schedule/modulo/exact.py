@@ -40,15 +40,10 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from tilesched.schedule.modulo.graph import (
-    CompiledGraph,
-    ScheduleGraph,
-    group_distances,
-    recurrence_groups,
-)
+from tilesched.schedule.modulo.graph import CompiledGraph, ScheduleGraph
 from tilesched.schedule.modulo.mii import compute_bounds, window_overload
+from tilesched.schedule.modulo.paths import earliest_times, group_distances, recurrence_groups
 from tilesched.schedule.modulo.reservation_table import ModuloReservationTable
-from tilesched.schedule.modulo.scheduler import earliest_times
 
 MAX_MODEL_NODES = 400
 

@@ -23,9 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tilesched.schedule.modulo.graph import (
-    CompiledGraph,
-    GraphError,
+from tilesched.schedule.modulo.graph import CompiledGraph, GraphError
+from tilesched.schedule.modulo.paths import (
     longest_paths,
     strongly_connected_components,
     subgraph,

@@ -15,12 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tilesched.schedule.modulo.failure import PlacementFailure, failure_at
-from tilesched.schedule.modulo.graph import (
-    CompiledGraph,
-    RecurrenceGroup,
-    group_distances,
-    longest_paths,
-)
+from tilesched.schedule.modulo.graph import CompiledGraph
+from tilesched.schedule.modulo.paths import RecurrenceGroup, group_distances, longest_paths
 from tilesched.schedule.modulo.reservation_table import (
     Footprint,
     ModuloReservationTable,

@@ -30,14 +30,14 @@ the full table rows with their occupants, and the resource or pool that refused 
 from __future__ import annotations
 
 import dataclasses
-from collections import deque
 from dataclasses import dataclass, field
 
 from tilesched.schedule.modulo.arms import ARMS, place_with_arms
 from tilesched.schedule.modulo.failure import WINDOW_DENSITY, PlacementFailure
-from tilesched.schedule.modulo.graph import CompiledGraph, ScheduleGraph, recurrence_groups
+from tilesched.schedule.modulo.graph import ScheduleGraph
 from tilesched.schedule.modulo.ims import IMS, iterative_modulo_schedule
 from tilesched.schedule.modulo.mii import MiiBounds, compute_bounds, window_overload
+from tilesched.schedule.modulo.paths import earliest_times, recurrence_groups
 from tilesched.schedule.modulo.placer import Placer
 from tilesched.schedule.modulo.reservation_table import Footprint
 
@@ -109,36 +109,6 @@ class ModuloResult:
     def failures(self) -> list[PlacementFailure]:
         """The diagnostics of every II that failed, in search order."""
         return [a.failure for a in self.attempts if a.failure is not None]
-
-
-def earliest_times(cg: CompiledGraph, ii: int, rows: list[int | None]) -> list[int]:
-    """Least start times ``>= 0`` meeting every dependence with ``t(v) mod ii == rows[v]``.
-
-    A Bellman-Ford fixpoint that rounds each node with a row up to that row; the constraints are
-    monotone, so it converges to the least solution whenever one exists. The result is shifted
-    down by a multiple of ``ii`` so the earliest start is below ``ii``. O(V * E) worst case.
-    """
-    n = cg.n
-    t = [r if r is not None else 0 for r in rows]
-    queue, queued = deque(range(n)), [True] * n
-    limit = 1000 * (n + len(cg.edges)) + 100_000  # a safety net: feasible rows converge
-    while queue:
-        u = queue.popleft()
-        queued[u] = False
-        for v, sep, d in cg.succ[u]:
-            need = t[u] + sep - ii * d
-            if need > t[v]:
-                if rows[v] is not None:
-                    need += (rows[v] - need) % ii
-                t[v] = need
-                limit -= 1
-                if limit < 0:
-                    raise RuntimeError(f"rows admit no schedule at II {ii} (internal error)")
-                if not queued[v]:
-                    queued[v] = True
-                    queue.append(v)
-    shift = (min(t, default=0) // ii) * ii
-    return [x - shift for x in t]
 
 
 def _search_ii(feasible, lower: int, upper: int, linear_steps: int) -> int | None:
