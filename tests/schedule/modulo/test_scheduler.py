@@ -6,7 +6,13 @@ import pytest
 from graphs import make_graph, three_in_one_slot
 
 from tilesched.schedule.modulo.graph import GraphError, ScheduleGraph
-from tilesched.schedule.modulo.scheduler import ARMS, IMS, UNCONSTRAINED, modulo_schedule
+from tilesched.schedule.modulo.scheduler import (
+    ARMS,
+    IMS,
+    UNCONSTRAINED,
+    ExactPolicy,
+    modulo_schedule,
+)
 from tilesched.schedule.modulo.validate import check_modulo_schedule
 
 
@@ -135,3 +141,43 @@ def test_unschedulable_graph_raises():
 def test_deterministic():
     g = three_in_one_slot()
     assert modulo_schedule(g).starts == modulo_schedule(g).starts
+
+
+def _multi_cycle_loop():
+    """13 ops with multi-cycle occupancies on three one-unit resources (a random loop of the
+    kind the default mode must get right): the placement heuristic stops at II 23, the
+    optimum is 22."""
+    return make_graph(
+        {"mem": 1, "alu": 1, "mul": 1, "free": None},
+        [("v0", "mem", 6, 6), ("v1", "alu", 1, 1), ("v2", "alu", 6, 6), ("v3", "mem", 8, 8),
+         ("v4", "mul", 6, 6), ("v5", "mul", 3, 3), ("v6", "mul", 1, 1), ("v7", "mem", 3, 3),
+         ("v8", "alu", 5, 5), ("v9", "mem", 1, 1), ("v10", "mul", 6, 6), ("v11", "alu", 8, 8),
+         ("v12", "alu", 2, 2)],
+        [("v0", "v1", 0, 0), ("v0", "v2", 0, 0), ("v1", "v2", 1, 0), ("v0", "v3", 0, 0),
+         ("v2", "v4", 1, 0), ("v1", "v5", 0, 0), ("v2", "v6", 0, 0), ("v6", "v7", 0, 0),
+         ("v2", "v8", 0, 0), ("v6", "v8", 0, 0), ("v8", "v9", 0, 0), ("v8", "v10", 0, 0),
+         ("v4", "v10", 0, 0), ("v5", "v11", 0, 0), ("v7", "v11", 1, 0), ("v1", "v12", 0, 0),
+         ("v8", "v12", 0, 0), ("v2", "v0", 0, 2)])
+
+
+def test_default_mode_asks_cp_sat_where_the_heuristic_fails():
+    g = _multi_cycle_loop()
+    heuristic = modulo_schedule(g, exact=None)
+    _valid(g, heuristic)
+    assert heuristic.ii == 23 and heuristic.exact is None and heuristic.method == "heuristic"
+    r = modulo_schedule(g)
+    _valid(g, r)
+    assert (r.ii, r.method, r.heuristic_ii, r.lower_bound) == (22, "exact", None, 22)
+    assert r.optimal and set(r.arms.values()) <= {"exact", UNCONSTRAINED}
+    (proof,) = r.exact.proofs
+    assert (proof.ii, proof.status, proof.method) == (22, "feasible", "cp-sat")
+    assert proof.work > 0 and r.exact_seconds == proof.seconds
+    assert r.exact.status == "optimal" and r.exact.ii == 22
+
+
+def test_exact_policy_budget_and_size_gate():
+    g = _multi_cycle_loop()
+    starved = modulo_schedule(g, exact=ExactPolicy(budget=0.0))
+    assert starved.ii == 23 and starved.exact is None
+    large_only = modulo_schedule(g, exact=ExactPolicy(small_nodes=0, small_gap=-1))
+    assert large_only.exact is None

@@ -3,7 +3,9 @@
 For each candidate II from MII upward, one satisfiability model decides whether a modulo schedule
 exists; an ``INFEASIBLE`` answer is a proof, so the first feasible II after a run of proofs is the
 proven optimum. Each II has its own time limit; when CP-SAT runs out of time, that II is
-``unknown`` and the result cannot be called optimal.
+``unknown`` and the result cannot be called optimal. Before CP-SAT, the refutations of
+:mod:`.bounds` (interval and circular density, energetic precedence) may prove an II infeasible
+outright (method ``window-density``, ``circular-density`` or ``energetic``).
 
 **Decomposed model** (default; the preprocessing of Oppermann et al., "Dependence Graph
 Preprocessing for Faster Exact Modulo Scheduling in High-Level Synthesis", FPL 2018, as the
@@ -16,8 +18,7 @@ column over every footprint cycle *and its copies shifted by k * II* for ``|k| <
 covering the span of all windows, a row's users all meet at one time point, so this is exactly
 the modulo constraint, and CP-SAT's scheduling propagators (timetabling, edge finding) apply.
 Symmetry breaking: the largest recurrence starts at 0 (rotating every row is a symmetry) and
-interchangeable single nodes start in increasing order. Before solving, the window-density check
-of ``mii.py`` may refute the II outright (status ``infeasible``, method ``window-density``).
+interchangeable single nodes start in increasing order.
 
 **Full model** (``model="full"``): every node has a start in ``[0, H]``, every edge is a
 constraint, and rows are Booleans (the time-indexed formulation of Eichenberger & Davidson,
@@ -40,9 +41,15 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from tilesched.schedule.modulo.bounds import refute_ii
 from tilesched.schedule.modulo.graph import CompiledGraph, ScheduleGraph
-from tilesched.schedule.modulo.mii import compute_bounds, window_overload
-from tilesched.schedule.modulo.paths import earliest_times, group_distances, recurrence_groups
+from tilesched.schedule.modulo.mii import compute_bounds
+from tilesched.schedule.modulo.paths import (
+    earliest_times,
+    group_distance_matrix,
+    group_distances,
+    recurrence_groups,
+)
 from tilesched.schedule.modulo.reservation_table import ModuloReservationTable
 
 MAX_MODEL_NODES = 400
@@ -51,12 +58,13 @@ MAX_MODEL_NODES = 400
 @dataclass
 class IIProof:
     """The answer for one II: ``feasible``, ``infeasible`` (proved) or ``unknown``, and by
-    which ``method`` (``cp-sat`` or ``window-density``)."""
+    which ``method`` (``cp-sat``, or a rule of :data:`~.bounds.PROOF_RULES`)."""
 
     ii: int
     status: str
     seconds: float
     method: str = "cp-sat"
+    work: float = 0.0  # CP-SAT deterministic time (0 for a refutation)
 
 
 @dataclass
@@ -82,28 +90,40 @@ def exact_min_ii(
     graph: ScheduleGraph,
     *,
     upper: int | None = None,
+    lower: int | None = None,
     time_limit: float = 10.0,
+    budget: float | None = None,
     max_ii: int | None = None,
     workers: int = 8,
     model: str = "decomposed",
+    bounds: bool = True,
 ) -> ExactResult:
     """Find and prove the minimum II of ``graph`` (see the module docstring).
 
     ``upper``: an II already known feasible (e.g. the heuristic's): only IIs below it are solved,
     and if all are infeasible ``upper`` is optimal (``starts`` then stays empty: the caller has
-    that schedule). ``max_ii`` caps the upward search when ``upper`` is not given.
+    that schedule). ``lower``: every II below it is already known infeasible (a lower bound the
+    caller proved), so the search starts there. ``max_ii`` caps the upward search when
+    ``upper`` is not given. ``time_limit`` bounds each II, ``budget`` (seconds) the whole call:
+    IIs it leaves undecided are ``unknown``. ``bounds``: try the refutations of
+    :mod:`.bounds` before CP-SAT (off: CP-SAT alone decides, an independent check).
     """
     start = time.perf_counter()
     cg = graph.compiled()
     mii = compute_bounds(cg).mii
-    result = ExactResult("unknown", None, mii, mii)
-    stop = upper if upper is not None else (max_ii or mii + 64) + 1
-    if model == "decomposed" and len(_kept_nodes(cg, recurrence_groups(cg))) > MAX_MODEL_NODES:
+    first = max(mii, lower or mii)
+    result = ExactResult("unknown", None, first, mii)
+    stop = upper if upper is not None else (max_ii or first + 64) + 1
+    if model == "decomposed" and len(kept_nodes(cg, recurrence_groups(cg))) > MAX_MODEL_NODES:
         result.status = "skipped"
         return result
-    for ii in range(mii, stop):
+    for ii in range(first, stop):
         t0 = time.perf_counter()
-        status, times, method = _decide(cg, ii, time_limit, workers, model)
+        limit = time_limit if budget is None else min(time_limit, budget - (t0 - start))
+        if limit <= 0:
+            result.proofs.append(IIProof(ii, "unknown", 0.0, "budget"))
+            continue
+        status, times, method = _decide(cg, ii, limit, workers, model, bounds)
         result.proofs.append(IIProof(ii, status, time.perf_counter() - t0, method))
         if status == "infeasible" and result.lower_bound == ii:
             result.lower_bound = ii + 1
@@ -120,17 +140,32 @@ def exact_min_ii(
     return result
 
 
-def _decide(cg: CompiledGraph, ii: int, time_limit: float, workers: int, model: str):
-    """``(status, times, method)`` for one II: the window-density proof, else CP-SAT."""
-    if model == "decomposed":
-        for group in recurrence_groups(cg):
-            if window_overload(cg, group.members, group_distances(group, ii), ii):
-                return "infeasible", None, "window-density"
-    status, times = _solve(cg, ii, time_limit, workers, model)
+def _decide(cg: CompiledGraph, ii: int, time_limit: float, workers: int, model: str,
+            bounds: bool = True):
+    """``(status, times, method)`` for one II: a refutation of :mod:`.bounds`, else CP-SAT."""
+    if bounds and model == "decomposed":
+        groups = recurrence_groups(cg)
+        proof = refute_ii(cg, groups, [group_distance_matrix(g, ii) for g in groups], ii)
+        if proof is not None:
+            return "infeasible", None, proof.rule
+    status, times, _ = _solve(cg, ii, time_limit, workers, model)
     return status, times, "cp-sat"
 
 
-def _kept_nodes(cg: CompiledGraph, groups) -> list[int]:
+def decide_ii(cg: CompiledGraph, ii: int, work_limit: float, workers: int = 1,
+              ) -> tuple[IIProof, list[int] | None]:
+    """CP-SAT alone on one II of the decomposed model, tuned for one worker (no LP
+    relaxation: on these models the propagators do the work, and the LP slows the first
+    solution several-fold). ``work_limit`` is in CP-SAT's deterministic time units (about a
+    second of solver work each, whatever the machine's load), so the answer does not depend on
+    the load. ``(proof record, start times when feasible)``."""
+    t0 = time.perf_counter()
+    status, times, work = _solve(cg, ii, work_limit, workers, "decomposed", linearization=0,
+                                 deterministic=True)
+    return IIProof(ii, status, time.perf_counter() - t0, work=work), times
+
+
+def kept_nodes(cg: CompiledGraph, groups) -> list[int]:
     """Limited nodes in recurrences, plus single nodes whose footprint is not one cell."""
     kept = []
     for group in groups:
@@ -139,18 +174,27 @@ def _kept_nodes(cg: CompiledGraph, groups) -> list[int]:
     return kept
 
 
-def _solve(cg: CompiledGraph, ii: int, time_limit: float, workers: int, model: str):
-    """Decide one II; returns ``(status, times or None)``."""
+def _solve(cg: CompiledGraph, ii: int, time_limit: float, workers: int, model: str,
+           linearization: int | None = None, deterministic: bool = False):
+    """Decide one II; returns ``(status, times or None, deterministic time)``. With ``deterministic`` the limit
+    is in deterministic time units (a wall-clock limit ten times as long is a safety net)."""
     built = _FullModel(cg, ii) if model == "full" else _DecomposedModel(cg, ii)
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = time_limit
+    if deterministic:
+        solver.parameters.max_deterministic_time = time_limit
+        solver.parameters.max_time_in_seconds = 10 * time_limit
+    else:
+        solver.parameters.max_time_in_seconds = time_limit
     solver.parameters.num_workers = workers
+    if linearization is not None:
+        solver.parameters.linearization_level = linearization
     status = solver.solve(built.model)
+    work = solver.deterministic_time
     if status == cp_model.INFEASIBLE:
-        return "infeasible", None
+        return "infeasible", None, work
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return "unknown", None
-    return "feasible", built.times(solver)
+        return "unknown", None, work
+    return "feasible", built.times(solver), work
 
 
 def _row_booleans(model: cp_model.CpModel, ii: int, name: str):
@@ -178,7 +222,7 @@ class _DecomposedModel:
     def __init__(self, cg: CompiledGraph, ii: int):
         self.cg, self.ii = cg, ii
         self.groups = recurrence_groups(cg)
-        self.kept = _kept_nodes(cg, self.groups)
+        self.kept = kept_nodes(cg, self.groups)
         self.model = cp_model.CpModel()
         self.start: dict[int, cp_model.IntVar] = {}
         self.window: dict[int, tuple[int, int]] = {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tilesched.schedule.modulo.bounds import PROOF_RULES, Refutation
 from tilesched.schedule.modulo.graph import CompiledGraph
 from tilesched.schedule.modulo.reservation_table import (
     Footprint,
@@ -16,8 +17,8 @@ from tilesched.schedule.modulo.reservation_table import (
     set_bits,
 )
 
-WINDOW_DENSITY = "window-density"
-"""The stage of a failure proved by a lower bound rather than met by a placement arm."""
+OVERLAP = "self-overlap"
+"""The stage of a footprint that overlaps itself modulo II (a proof, like :data:`PROOF_RULES`)."""
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,15 @@ class PlacementFailure:
     stage: str
     note: str = ""
 
+    @property
+    def proven(self) -> bool:
+        """Whether this records a proof that the II is infeasible (not a heuristic miss)."""
+        return self.stage in PROOF_RULES or self.stage == OVERLAP
+
     def text(self, max_rows: int = 8) -> str:
         """A multi-line human-readable account (at most ``max_rows`` table rows)."""
-        if self.stage == WINDOW_DENSITY:
-            return f"II {self.ii}: proved infeasible ({WINDOW_DENSITY}): {self.note}"
+        if self.proven:
+            return f"II {self.ii}: proved infeasible ({self.stage}): {self.note}"
         foot = _footprint_text(self.footprint)
         lo, hi = self.window
         window = "unbounded" if lo is None else f"[{lo}, {hi}]"
@@ -73,6 +79,14 @@ def _footprint_text(footprint: tuple[tuple[int, str], ...]) -> str:
         else:
             parts.extend(f"{res}@+{off}" for off in range(first, last + 1))
     return ", ".join(parts)
+
+
+def proof_failure(cg: CompiledGraph, ii: int, proof: Refutation) -> PlacementFailure:
+    """A refutation of ``ii`` as a failure record."""
+    pools = {cg.columns[c] for c in cg.pool_columns}
+    columns = proof.column.split("/")
+    return PlacementFailure(ii, proof.hub, (), proof.window, {}, proof.column,
+                            any(c in pools for c in columns), proof.rule, note=proof.detail)
 
 
 def failure_at(cg: CompiledGraph, table: ModuloReservationTable, v: int, footprint: Footprint,

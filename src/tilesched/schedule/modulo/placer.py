@@ -29,13 +29,14 @@ class Placer:
     """Table, start times and windows of one candidate II (see the module docstring)."""
 
     def __init__(self, cg: CompiledGraph, groups: list[RecurrenceGroup], ii: int,
-                 budget_ratio: float, footprints: list[Footprint] | None = None):
+                 budget_ratio: float, footprints: list[Footprint] | None = None,
+                 dmat: list[list[list[int]]] | None = None):
         self.cg, self.ii, self.groups = cg, ii, groups
         self.asap, cycle = longest_paths(cg.succ, ii)
         if cycle is not None:
             raise ValueError(f"II {ii} is below RecMII")
         self.height, _ = longest_paths(cg.pred, ii)
-        self.dmat = [group_distances(g, ii) for g in groups]
+        self.dmat = dmat if dmat is not None else [group_distances(g, ii) for g in groups]
         self.group_of: dict[int, int] = {}
         self.pos: dict[int, int] = {}
         for gi, group in enumerate(groups):
@@ -45,6 +46,10 @@ class Placer:
         self.budget_ratio = budget_ratio
         self.footprints = footprints or [Footprint(u) for u in cg.usage]
         self.table = ModuloReservationTable(ii, cg.column_capacity)
+        kinds: dict[tuple, int] = {}
+        self._kind = [kinds.setdefault(u, len(kinds)) for u in cg.usage]  # equal footprints
+        self._rows: dict[int, int] = {}
+        self._stamp = -1
         self.time: dict[int, int] = {}
         self.arm: dict[int, str] = {}
         self.tape: dict[int, int] = {}
@@ -101,7 +106,7 @@ class Placer:
         """The candidates where ``v``'s footprint fits, in candidate order (lazily; the table
         must not change while the seats are read)."""
         ii = self.ii
-        rows = self.table.start_rows(self.footprints[v])
+        rows = self.start_rows(v)
         for first, last, up in self.segments(v, lo, hi):
             if last < first:
                 continue
@@ -110,6 +115,18 @@ class Placer:
                 bit = (bits & -bits).bit_length() - 1 if up else bits.bit_length() - 1
                 yield first + bit
                 bits ^= 1 << bit
+
+    def start_rows(self, v: int) -> int:
+        """The table's start rows for ``v``, shared by nodes with equal footprints until the
+        table changes."""
+        if self._stamp != self.table.stamp:
+            self._rows.clear()
+            self._stamp = self.table.stamp
+        kind = self._kind[v]
+        rows = self._rows.get(kind)
+        if rows is None:
+            rows = self._rows[kind] = self.table.start_rows(self.footprints[v])
+        return rows
 
     def first_seat(self, v: int, lo: int | None, hi: int | None) -> int | None:
         """The first of :meth:`legal_seats`, or None."""
@@ -123,7 +140,7 @@ class Placer:
         """Legal seats of ``v`` in its window (bit-parallel)."""
         if lo is not None and hi < lo:
             return 0
-        rows = self.table.start_rows(self.footprints[v])
+        rows = self.start_rows(v)
         if lo is None:
             return rows.bit_count()
         return (rows & rows_mask(lo, hi, self.ii)).bit_count()
@@ -156,6 +173,7 @@ class Placer:
     def reset(self) -> None:
         """Empty table and times."""
         self.table = ModuloReservationTable(self.ii, self.cg.column_capacity)
+        self._stamp = -1
         self.time.clear()
         self.arm.clear()
         self.tape.clear()

@@ -190,6 +190,7 @@ class ModuloReservationTable:
         self._occupants: dict[int, list[int]] = {}
         full = (1 << ii) - 1
         self._free = [full if cap > 0 else 0 for cap in self.capacity]
+        self.stamp = 0  # bumped by every change of the table
 
     def _room(self, col: int, k: int) -> int:
         """Bit set of the rows where ``col`` has at least ``k`` free units."""
@@ -286,6 +287,7 @@ class ModuloReservationTable:
                 full.setdefault(col, []).append(row)
         for col, rows in full.items():
             self._free[col] &= ~_mask_of(rows, ii)
+        self.stamp += 1
 
     def release(self, node: int, footprint: Footprint | Cells, start: int) -> None:
         """Undo :meth:`commit` of the same node, footprint and start."""
@@ -301,6 +303,7 @@ class ModuloReservationTable:
                 freed.setdefault(col, []).append(row)
         for col, rows in freed.items():
             self._free[col] |= _mask_of(rows, ii)
+        self.stamp += 1
 
     def used(self, row: int, column: int) -> int:
         """Units of ``column`` taken in ``row``."""
@@ -338,6 +341,7 @@ class ModuloReservationTable:
         self._count = list(state[0])
         self._occupants = {cell: list(o) for cell, o in state[1].items()}
         self._free = list(state[2])
+        self.stamp += 1
 
 
 def _mask_of(rows: list[int], ii: int) -> int:

@@ -30,85 +30,73 @@ the full table rows with their occupants, and the resource or pool that refused 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tilesched.schedule.modulo.arms import ARMS, place_with_arms
-from tilesched.schedule.modulo.failure import WINDOW_DENSITY, PlacementFailure
+from tilesched.schedule.modulo.bounds import refute_ii
+from tilesched.schedule.modulo.exact import MAX_MODEL_NODES, ExactResult, decide_ii, kept_nodes
+from tilesched.schedule.modulo.failure import OVERLAP, PlacementFailure, failure_at, proof_failure
 from tilesched.schedule.modulo.graph import ScheduleGraph
 from tilesched.schedule.modulo.ims import IMS, iterative_modulo_schedule
-from tilesched.schedule.modulo.mii import MiiBounds, compute_bounds, window_overload
-from tilesched.schedule.modulo.paths import earliest_times, recurrence_groups
+from tilesched.schedule.modulo.mii import compute_bounds
+from tilesched.schedule.modulo.paths import earliest_times, group_distance_matrix, recurrence_groups
 from tilesched.schedule.modulo.placer import Placer
-from tilesched.schedule.modulo.reservation_table import Footprint
+from tilesched.schedule.modulo.reservation_table import Footprint, ModuloReservationTable
+from tilesched.schedule.modulo.result import IIAttempt, ModuloResult
 
 UNCONSTRAINED = "unconstrained"
-__all__ = ["ARMS", "IMS", "UNCONSTRAINED", "WINDOW_DENSITY", "IIAttempt", "ModuloResult",
-           "PlacementFailure", "earliest_times", "modulo_schedule"]
+EXACT = "exact"
+__all__ = ["ARMS", "EXACT", "IMS", "UNCONSTRAINED", "ExactPolicy", "IIAttempt", "ModuloResult",
+           "PlacementFailure", "modulo_schedule"]
 
 
-@dataclass
-class IIAttempt:
-    """One candidate II: whether it worked and how, or why not (``proven``: by a proof)."""
+@dataclass(frozen=True)
+class ExactPolicy:
+    """When the default mode asks CP-SAT about an II the heuristic failed at, and how long.
 
-    ii: int
-    feasible: bool
-    method: str | None
-    failure: PlacementFailure | None = None
-    proven: bool = False
-
-
-@dataclass
-class ModuloResult:
-    """The outcome of :func:`modulo_schedule`; ``ii`` is ``None`` when no II up to the cap worked.
-
-    ``starts`` maps node ids to start cycles (earliest below II); ``stage_of[v] = starts[v] //
-    ii``; ``stages`` is the stage count; ``length`` is ``max(start + latency)``; ``arms[v]`` names
-    the arm (or ``ims``, or ``unconstrained`` for nodes using no capacity) that placed ``v``.
-    ``lower_bound``: MII raised past every II the window-density check refuted.
+    It asks when the heuristic fails at an II it could not prove infeasible and either the
+    exact model is small (at most ``small_nodes`` kept nodes: CP-SAT then decides an II in
+    milliseconds) or that II is at most ``small_gap`` above the proven lower bound (and the model
+    within the exact mode's size limit). Each II gets ``work_limit`` and the graph ``budget`` in
+    all, in CP-SAT's deterministic time units (roughly solver seconds, independent of the
+    machine's load), with ``workers`` CP-SAT workers (1: one core).
     """
 
-    bounds: MiiBounds
-    ii: int | None = None
-    starts: dict[str, int] = field(default_factory=dict)
-    stages: int = 0
-    length: int = 0
-    arms: dict[str, str] = field(default_factory=dict)
-    attempts: list[IIAttempt] = field(default_factory=list)
+    small_nodes: int = 64
+    small_gap: int = 2
+    work_limit: float = 2.0
+    budget: float = 3.0
+    workers: int = 1
 
-    @property
-    def mii(self) -> int:
-        """The lower bound the search started from."""
-        return self.bounds.mii
 
-    @property
-    def lower_bound(self) -> int:
-        """MII, raised past the IIs proved infeasible from MII upwards."""
-        refuted = {a.ii for a in self.attempts if a.proven}
-        bound = self.mii
-        while bound in refuted:
-            bound += 1
-        return bound
+DEFAULT_EXACT = ExactPolicy()
 
-    @property
-    def stage_of(self) -> dict[str, int]:
-        """Stage of every node (``start // II``)."""
-        return {v: t // self.ii for v, t in self.starts.items()} if self.ii else {}
 
-    @property
-    def kernel_order(self) -> dict[str, int]:
-        """Position of every node in the steady-state kernel: by row (``start mod II``), then
-        stage, then insertion order (what ``tile.order`` records)."""
-        if not self.ii:
-            return {}
-        index = {v: i for i, v in enumerate(self.starts)}
-        ranked = sorted(self.starts, key=lambda v: (self.starts[v] % self.ii,
-                                                    self.starts[v] // self.ii, index[v]))
-        return {v: k for k, v in enumerate(ranked)}
+class _ExactCalls:
+    """The exact calls of one :func:`modulo_schedule` run, within its policy's budget."""
 
-    @property
-    def failures(self) -> list[PlacementFailure]:
-        """The diagnostics of every II that failed, in search order."""
-        return [a.failure for a in self.attempts if a.failure is not None]
+    def __init__(self, cg, policy: ExactPolicy | None, mii: int):
+        self.cg, self.policy = cg, policy
+        self.kept = len(kept_nodes(cg, recurrence_groups(cg))) if policy else 0
+        self.record = ExactResult("unknown", None, mii, mii)
+        self.work = 0.0
+
+    def allows(self, ii: int, lower: int) -> bool:
+        policy = self.policy
+        if policy is None or self.work >= policy.budget:
+            return False
+        return self.kept <= policy.small_nodes or (
+            ii - lower <= policy.small_gap and self.kept <= MAX_MODEL_NODES)
+
+    def decide(self, ii: int) -> tuple[str, list[int] | None]:
+        """CP-SAT on ``ii`` within the remaining budget; its status and start times."""
+        policy = self.policy
+        limit = min(policy.work_limit, policy.budget - self.work)
+        proof, times = decide_ii(self.cg, ii, limit, policy.workers)
+        self.record.proofs.append(proof)
+        self.record.seconds += proof.seconds
+        self.work += proof.work
+        return proof.status, times
 
 
 def _search_ii(feasible, lower: int, upper: int, linear_steps: int) -> int | None:
@@ -152,11 +140,14 @@ def modulo_schedule(
     budget_ratio: float = 6.0,
     retry_rounds: int = 3,
     linear_steps: int = 8,
+    exact: ExactPolicy | None = DEFAULT_EXACT,
 ) -> ModuloResult:
-    """Modulo-schedule ``graph`` (see the module docstring); deterministic.
+    """Modulo-schedule ``graph`` (see the module docstring); deterministic up to the exact
+    search's time limits.
 
     ``max_ii`` caps the search (default: MII plus the total footprint, at least 16);
     ``max_stages`` rejects schedules with more stages and raises MII by the dependency bound.
+    ``exact``: when and how long to run the exact search below the heuristic's II (None: never).
     Raises :class:`~tilesched.schedule.modulo.graph.GraphError` for graphs no II can schedule
     (zero-distance positive cycles, capacity 0 in use).
     """
@@ -166,45 +157,76 @@ def modulo_schedule(
     groups = recurrence_groups(cg)
     total = sum(len(u) for u in cg.usage)
     upper = max_ii if max_ii is not None else bounds.mii + max(total, 16)
-    found: dict[int, tuple[Placer, list[int]]] = {}
+    found: dict[int, tuple[Placer | None, list[int]]] = {}
     footprints = [Footprint(usage) for usage in cg.usage]
+    calls = _ExactCalls(cg, exact, bounds.mii)
 
     def feasible(ii: int) -> bool:
         attempt, placer, times = _attempt(cg, groups, ii, budget_ratio, retry_rounds, max_stages,
                                           footprints)
+        if not attempt.feasible and not attempt.proven and calls.allows(ii, result.lower_bound):
+            attempt, times = _ask_exact(calls, attempt, max_stages)
         result.attempts.append(attempt)
         if attempt.feasible:
             found[ii] = (placer, times)
         return None if attempt.proven else attempt.feasible
 
     ii = _search_ii(feasible, bounds.mii, upper, linear_steps) if bounds.mii <= upper else None
+    if calls.record.proofs:
+        result.exact = calls.record
     if ii is None:
         return result
     placer, times = found[ii]
-    result.ii = ii
+    result.ii, result.method = ii, "heuristic" if placer else EXACT
+    result.heuristic_ii = ii if placer else None
     result.starts = {cg.ids[v]: t for v, t in enumerate(times)}
     result.stages = max(times, default=0) // ii + 1
     result.length = max((t + lat for t, lat in zip(times, cg.latency, strict=True)), default=0)
-    result.arms = {cg.ids[v]: placer.arm.get(v, UNCONSTRAINED) for v in range(cg.n)}
+    result.arms = {cg.ids[v]: (placer.arm.get(v, UNCONSTRAINED) if placer else
+                               EXACT if cg.usage[v] else UNCONSTRAINED) for v in range(cg.n)}
+    _close_record(calls.record, result)
     return result
 
 
+def _ask_exact(calls: _ExactCalls, attempt: IIAttempt, max_stages: int | None):
+    """CP-SAT on an II the heuristic failed at: the attempt feasible (method ``exact``),
+    proved infeasible, or unchanged when CP-SAT ran out of time."""
+    ii = attempt.ii
+    status, times = calls.decide(ii)
+    if status == "feasible":
+        stages = max(times, default=0) // ii + 1
+        if not max_stages or stages <= max_stages:
+            return IIAttempt(ii, True, EXACT), times
+    if status == "infeasible":
+        note = "; ".join(n for n in (attempt.failure.note if attempt.failure else "",
+                                     "CP-SAT proved it infeasible") if n)
+        failure = dataclasses.replace(attempt.failure, note=note) if attempt.failure else None
+        return IIAttempt(ii, False, None, failure, proven=True), None
+    return attempt, None
+
+
+def _close_record(record: ExactResult, result: ModuloResult) -> None:
+    """Status and bounds of the exact calls' record once the search is over."""
+    record.lower_bound = result.lower_bound
+    if any(p.status == "feasible" for p in record.proofs):
+        record.ii = result.ii
+    record.status = "optimal" if result.optimal else "feasible" if record.ii else "unknown"
+
+
 def _attempt(cg, groups, ii, budget_ratio, retry_rounds, max_stages, footprints):
-    """Try one II: window-density proof, arms, then IMS. Returns ``(IIAttempt, placer, times)``."""
-    placer = Placer(cg, groups, ii, budget_ratio, footprints)
+    """Try one II: proofs of infeasibility first, then the arms, then IMS. Returns
+    ``(IIAttempt, placer, times)``."""
+    table = ModuloReservationTable(ii, cg.column_capacity)
     for v, footprint in enumerate(footprints):
-        if footprint.cells and not placer.table.probe(footprint, 0):
-            failure = placer.describe_failure(v, None, None, WINDOW_DENSITY,
-                                              note="its footprint overlaps itself modulo II")
+        if footprint.cells and not table.probe(footprint, 0):
+            failure = failure_at(cg, table, v, footprint, (None, None), (1 << ii) - 1, OVERLAP,
+                                 note="its footprint overlaps itself modulo II")
             return IIAttempt(ii, False, None, failure, proven=True), None, None
-    for gi, group in enumerate(groups):
-        overload = window_overload(cg, group.members, placer.dmat[gi], ii)
-        if overload is not None:
-            failure = PlacementFailure(
-                ii, overload.hub, (), (overload.first, overload.last), {}, overload.column,
-                overload.column in {cg.columns[c] for c in cg.pool_columns}, WINDOW_DENSITY,
-                note=overload.text())
-            return IIAttempt(ii, False, None, failure, proven=True), None, None
+    dists = [group_distance_matrix(g, ii) for g in groups]
+    proof = refute_ii(cg, groups, dists, ii)
+    if proof is not None:
+        return IIAttempt(ii, False, None, proof_failure(cg, ii, proof), proven=True), None, None
+    placer = Placer(cg, groups, ii, budget_ratio, footprints, [d.tolist() for d in dists])
     method = "arms" if place_with_arms(placer, retry_rounds) else None
     arms_failure = placer.failure
     if method is None and iterative_modulo_schedule(placer):
