@@ -7,6 +7,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 from tilesched.cli import main
 
 INPUTS = pathlib.Path(__file__).parents[1] / "schedule" / "modulo" / "Inputs"
@@ -67,6 +69,24 @@ def test_bad_input_exits_2_with_a_located_message(tmp_path, capsys):
     assert f"{bad}:3:" in err and "error:" in err and "Traceback" not in err
     assert main(["modulo", str(tmp_path / "missing.graphml")]) == 2
     assert "missing.graphml" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("graph, located", [
+    ("<graphml>" + "<a>" * 100_000 + "</a>" * 100_000 + "</graphml>", ":1:"),
+    ('<?xml version="1.0"?>\n<!DOCTYPE g [<!ENTITY a "aaaaaaaaaa">'
+     '<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>\n<graphml>&b;</graphml>', ":2:"),
+    (GRAPH.replace('"delay">1<', '"delay">1e300<'), ":5:"),
+])
+def test_hostile_graphml_exits_2_without_a_traceback(tmp_path, graph, located):
+    """Issue 11 §1: a graph nested 100k deep, a DTD with nested entities, an absurd delay."""
+    path = tmp_path / "graph1.graphml"
+    path.write_text(graph)
+    (tmp_path / "graph1_RM.xml").write_text(RM)
+    proc = subprocess.run([sys.executable, "-m", "tilesched.cli", "modulo", str(path), "--json"],
+                          capture_output=True, text=True, check=False, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{path}{located}" in proc.stderr and "error:" in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
 
 
 def test_unschedulable_graph_exits_2(tmp_path, capsys):

@@ -58,7 +58,8 @@ def test_explicit_resource_file(tmp_path):
                                                           "integer"),
     (GRAPH.replace('<data key="distance">0</data>', ""), RM, r":5:\d+: error: .*no 'distance'"),
     (GRAPH.replace('<data key="uses_resource">wire</data>', ""), RM, r":4:\d+: .*uses_resource"),
-    (GRAPH, RM.replace('limit="1"', 'limit="-5"'), r"graph1_RM.xml:2:\d+: error: resource 'mul'"),
+    (GRAPH, RM.replace('limit="1"', 'limit="-5"'), r"graph1_RM.xml:2:\d+: error: 'limit' must be "
+                                                   r"between -1 and"),
     (GRAPH, RM.replace('latency="3"', 'latency="x"'), r"graph1_RM.xml:2:\d+: .*'latency'"),
     ("<html/>", RM, r"graph1.graphml: error: not a GraphML file"),
 ])
@@ -73,3 +74,48 @@ def test_missing_files_name_the_file(tmp_path):
     (tmp_path / "g.graphml").write_text(GRAPH)
     with pytest.raises(TileschedError, match="cannot read .*g_RM.xml"):
         load_graph(tmp_path / "g.graphml")
+
+
+# ----------------------------------------------------------------- hostile input (issue 11 §1)
+
+def _nested(depth: int) -> str:
+    return ("<graphml>" + "<a>" * depth + "</a>" * depth + "<graph></graph></graphml>")
+
+
+LAUGHS = """<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+ <!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+ <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+ <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+ <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+ <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+ <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+]>
+<graphml><graph><node id="1"><data key="uses_resource">&lol9;</data></node></graph></graphml>
+"""
+
+
+@pytest.mark.parametrize("graph, rm, message", [
+    (_nested(100_000), RM, r"graph1.graphml:1:\d+: error: elements nested deeper than 64"),
+    (LAUGHS, RM, r"graph1.graphml:2:\d+: error: document type declarations \(DTDs\) are not"),
+    (GRAPH, '<!DOCTYPE x [<!ENTITY e "1">]>' + RM, r"graph1_RM.xml:1:\d+: error: document type"),
+    (GRAPH.replace('"delay">1<', '"delay">1e300<'), RM,
+     r":5:\d+: error: 'delay' must be between -1000000 and 1000000, got '1e300'"),
+    (GRAPH.replace('"delay">1<', '"delay">' + "9" * 300 + "<"), RM,
+     r":5:\d+: error: 'delay' must be between -1000000 and 1000000, got '9999"),
+    (GRAPH.replace('"distance">0<', '"distance">nan<'), RM,
+     r":5:\d+: error: 'distance' must be a finite integer, got 'nan'"),
+    (GRAPH.replace('"distance">0<', '"distance">-inf<'), RM,
+     r":5:\d+: error: 'distance' must be a finite integer, got '-inf'"),
+    (GRAPH, RM.replace('latency="3"', 'latency="1e300"'), r"graph1_RM.xml:2:\d+: error: 'latency'"),
+    (GRAPH, RM.replace('blockingTime="2"', 'blockingTime="100000000"'),
+     r"graph1_RM.xml:2:\d+: error: 'blockingTime' must be between 0 and 10000"),
+])
+def test_hostile_input_is_refused_with_a_location(tmp_path, graph, rm, message):
+    with pytest.raises(TileschedError, match=message):
+        load_graph(_write(tmp_path, graph, rm))
+

@@ -11,10 +11,16 @@ A node's latency and occupancy come from its resource; an edge's separation is t
 latency plus the edge delay, which is exactly :class:`~tilesched.schedule.modulo.graph.ScheduleGraph`'s
 convention. Malformed input raises :class:`~tilesched.diagnostics.TileschedError` located at
 ``file:line:col``; the parser is expat, so every element keeps its position.
+
+Untrusted input stays cheap: a document type declaration is refused (as ``defusedxml`` does:
+a DTD can declare entities that expand exponentially, the "billion laughs"), elements may nest
+at most :data:`MAX_DEPTH` deep, and every number must be a finite integer within
+:data:`LIMITS` (a delay of ``1e300`` is refused, not turned into a 300-digit schedule).
 """
 
 from __future__ import annotations
 
+import math
 import pathlib
 import re
 import xml.parsers.expat
@@ -22,6 +28,17 @@ from dataclasses import dataclass, field
 
 from tilesched.diagnostics import Location, TileschedError
 from tilesched.schedule.modulo.graph import GraphError, ScheduleGraph
+
+MAX_DEPTH = 64
+"""Deepest element nesting accepted (GraphML needs 4 levels, resource models 3)."""
+
+LIMITS = {"delay": (-10**6, 10**6), "latency": (0, 10**6), "distance": (0, 10**6),
+          "limit": (-1, 10**6), "blockingTime": (0, 10**4)}
+"""Accepted range of each number; ``blockingTime`` is a node's footprint length in cycles."""
+
+
+class _Refused(Exception):
+    """Raised from an expat handler to stop at input we do not accept."""
 
 
 @dataclass
@@ -37,10 +54,12 @@ class _Element:
 
     def iter(self, tag: str):
         """Yield descendants (and self) with local name ``tag``, in document order."""
-        if self.tag == tag:
-            yield self
-        for child in self.children:
-            yield from child.iter(tag)
+        pending = [self]
+        while pending:
+            elem = pending.pop()
+            if elem.tag == tag:
+                yield elem
+            pending.extend(reversed(elem.children))
 
 
 def _parse_xml(path: pathlib.Path) -> _Element:
@@ -54,6 +73,8 @@ def _parse_xml(path: pathlib.Path) -> _Element:
     stack = [root]
 
     def start(tag: str, attrs: dict[str, str]) -> None:
+        if len(stack) > MAX_DEPTH:
+            raise _Refused(f"elements nested deeper than {MAX_DEPTH} levels")
         local = tag.rsplit(" ", 1)[-1].rsplit(":", 1)[-1]
         attrs = {k.rsplit(" ", 1)[-1]: v for k, v in attrs.items()}
         elem = _Element(local, attrs, parser.CurrentLineNumber, parser.CurrentColumnNumber + 1)
@@ -66,11 +87,20 @@ def _parse_xml(path: pathlib.Path) -> _Element:
     def chars(text: str) -> None:
         stack[-1].text += text
 
+    def doctype(*_args) -> None:
+        raise _Refused("document type declarations (DTDs) are not accepted: they can declare "
+                       "entities that expand without bound")
+
     parser.StartElementHandler = start
     parser.EndElementHandler = end
     parser.CharacterDataHandler = chars
+    parser.StartDoctypeDeclHandler = doctype
+    parser.EntityDeclHandler = doctype
     try:
         parser.Parse(data, True)
+    except _Refused as err:
+        loc = Location(str(path), parser.CurrentLineNumber, parser.CurrentColumnNumber + 1)
+        raise TileschedError(str(err), loc=loc) from None
     except xml.parsers.expat.ExpatError as err:
         loc = Location(str(path), err.lineno, err.offset + 1)
         message = xml.parsers.expat.ErrorString(err.code)
@@ -83,21 +113,32 @@ def _loc(path: pathlib.Path, elem: _Element) -> Location:
 
 
 def _int(path: pathlib.Path, elem: _Element, what: str, text: str | None) -> int:
-    """Parse an integer attribute or data value, or raise a located error naming ``what``."""
+    """Parse an integer attribute or data value within ``LIMITS[what]``, or raise a located
+    error naming ``what``. Integral decimals (``2.0``, ``1e3``) are accepted."""
     if text is None:
         raise TileschedError(f"<{elem.tag}> has no '{what}'", loc=_loc(path, elem))
-    try:
-        return int(text.strip())
-    except ValueError:
+    text = text.strip()
+    value: int | None = None
+    if re.fullmatch(r"[+-]?\d{1,30}", text):
+        value = int(text)
+    else:
         try:
-            value = float(text.strip())
+            number = float(text)
         except ValueError:
-            value = None
-        if value is not None and value.is_integer():
-            return int(value)
-        raise TileschedError(
-            f"'{what}' must be an integer, got '{text.strip()}'", loc=_loc(path, elem)
-        ) from None
+            number = None
+        if number is not None and math.isfinite(number) and number.is_integer():
+            value = int(number)
+        elif number is not None or len(text) > 30:
+            raise TileschedError(f"'{what}' must be a finite integer, got '{text[:40]}'",
+                                 loc=_loc(path, elem))
+    if value is None:
+        raise TileschedError(f"'{what}' must be an integer, got '{text[:40]}'",
+                             loc=_loc(path, elem))
+    low, high = LIMITS.get(what, (-10**6, 10**6))
+    if not low <= value <= high:
+        raise TileschedError(f"'{what}' must be between {low} and {high}, got '{text[:40]}'",
+                             loc=_loc(path, elem))
+    return value
 
 
 @dataclass(frozen=True)
