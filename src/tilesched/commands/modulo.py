@@ -105,11 +105,15 @@ def _record(path, graph, result: ModuloResult, exact: ExactResult | None, ii, st
         "lower_bound": result.lower_bound,
         "length": max((t + graph.nodes[v].latency for v, t in starts.items()), default=0),
         "nodes": len(graph.nodes),
-        "heuristic_ii": result.ii,
+        "heuristic_ii": result.heuristic_ii,
         "method": next((a.method for a in result.attempts if a.feasible), None),
+        "optimal": result.optimal,
         "arms": dict(sorted(Counter(result.arms.values()).items())),
         "failures": [f.text() for f in result.failures],
     }
+    if result.exact is not None:
+        record["exact_calls"] = [{"ii": p.ii, "status": p.status, "seconds": round(p.seconds, 4),
+                                  "work": round(p.work, 4)} for p in result.exact.proofs]
     if exact is not None:
         record["exact"] = {
             "status": exact.status,
