@@ -103,6 +103,7 @@ class StaticOp:
     lds: bool
     shapes: tuple  # per operand: the memref shape, or None for a scalar
     issuer: str = ""
+    operands: tuple = ()  # (SSA value, shape) per operand of a tile op
 
     @property
     def is_sync(self) -> bool:
@@ -171,6 +172,7 @@ class Lowering:
         self.ops: list = []
         self.body = None
         self.frames: list[LoopFrame] = []  # the loops being run, outermost first
+        self.compiled: dict[Block, list] = {}  # block -> its steps (see block())
 
     # -------------------------------------------------------------- entry
 
@@ -233,37 +235,112 @@ class Lowering:
     # -------------------------------------------------------------- control flow
 
     def block(self, block: Block):
-        """Run a block (a generator); returns the values of its terminating ``scf.yield``."""
-        for op in block.ops:
-            if isinstance(op, scf.YieldOp):
-                return [self.value(v, op) for v in op.operands]
-            if isinstance(op, func.ReturnOp):
-                return None
-            if isinstance(op, scf.ForOp):
-                yield from self.loop(op)
-            elif isinstance(op, scf.IfOp):
-                yield from self.branch(op)
+        """Run a block (a generator); returns the values of its terminating ``scf.yield``.
+
+        Each block is compiled once into *steps* ``(kind, handler, op)`` (``_steps``), so that
+        running an iteration does not dispatch on op classes again."""
+        steps = self.compiled.get(block)
+        if steps is None:
+            steps = self.compiled[block] = [self._step(op) for op in block.ops]
+        env = self.env
+        for kind, handler, op in steps:
+            if kind == _PLAIN:
+                handler(op)
+            elif kind == _NESTED:
+                yield from handler(op)
+            elif kind == _YIELD:
+                return [env[v] if v in env else self.value(v, op) for v in handler]
             else:
-                self.op(op)
+                return None
         return None
+
+    def _step(self, op: Operation) -> tuple:
+        """How :meth:`block` runs one op: ``(kind, handler, op)``."""
+        if isinstance(op, scf.YieldOp):
+            return (_YIELD, tuple(op.operands), op)
+        if isinstance(op, func.ReturnOp):
+            return (_RETURN, None, op)
+        if isinstance(op, scf.ForOp):
+            return (_NESTED, self.loop, op)
+        if isinstance(op, scf.IfOp):
+            return (_NESTED, self.branch, op)
+        if isinstance(op, TileOp):
+            return (_PLAIN, self.tile, op)
+        if op.name.startswith("sync."):
+            return (_PLAIN, self.sync, op)
+        if isinstance(op, ViewOp | SlotOp):
+            return (_PLAIN, self._view_step(op), op)
+        if isinstance(op, memref.AllocOp):
+            return (_PLAIN, self._alloc, op)
+        if isinstance(op, StageBorderOp | memref.DeallocOp):
+            return (_PLAIN, _nothing, op)
+        if op.name.startswith(("arith.", "affine.apply")):
+            return (_PLAIN, self._scalar_step(op), op)
+        return (_PLAIN, self._unmodelled, op)
+
+    def _unmodelled(self, op: Operation) -> None:
+        raise TileschedError(f"the simulator does not model '{op.name}'", location_of(op))
+
+    def _alloc(self, op: memref.AllocOp) -> None:
+        name = op.memref.name_hint or f"alloc{len(self.buffers)}"
+        self.env[op.memref] = self._new_buffer(name, op.memref.type, False, op)
+
+    def _view_step(self, op: ViewOp | SlotOp):
+        """A handler setting the view's result (operands resolved once)."""
+        result, env, view = op.results[0], self.env, self.view
+        source = op.source
+        if isinstance(op, SlotOp):
+            index = op.index
+
+            def slot(op):
+                src, k = env.get(source), env.get(index)
+                if src is None or k is None or not isinstance(k, int):
+                    env[result] = view(op)
+                    return
+                root_dim = src.dims[0]
+                lo, hi = src.region[root_dim]
+                if not 0 <= k < hi - lo:
+                    env[result] = view(op)  # reports the error
+                    return
+                region = list(src.region)
+                region[root_dim] = (lo + k, lo + k + 1)
+                env[result] = View(src.buffer, tuple(region), src.dims[1:])
+            return slot
+        offsets, sizes = tuple(op.offsets), op.size_list
+
+        def window(op):
+            src = env.get(source)
+            if src is None:
+                env[result] = view(op)
+                return
+            region = list(src.region)
+            for root_dim, value, size in zip(src.dims, offsets, sizes, strict=True):
+                offset = env.get(value)
+                lo, hi = region[root_dim]
+                if not isinstance(offset, int) or offset < 0 or lo + offset + size > hi:
+                    env[result] = view(op)  # converts, or reports the error
+                    return
+                region[root_dim] = (lo + offset, lo + offset + size)
+            env[result] = View(src.buffer, tuple(region), src.dims)
+        return window
+
+    def _scalar_step(self, op: Operation):
+        """A handler setting an ``arith`` / ``affine.apply`` result."""
+        result, env, scalar_op = op.results[0], self.env, self.scalar_op
+        if isinstance(op, arith.ConstantOp):
+            value = scalar_op(op)
+
+            def constant(op):
+                env[result] = value
+            return constant
+
+        def evaluate(op):
+            env[result] = scalar_op(op)
+        return evaluate
 
     def op(self, op: Operation) -> None:
         """Dispatch one op without regions."""
-        if isinstance(op, TileOp):
-            self.tile(op)
-        elif op.name.startswith("sync."):
-            self.sync(op)
-        elif isinstance(op, ViewOp | SlotOp):
-            self.env[op.results[0]] = self.view(op)
-        elif isinstance(op, memref.AllocOp):
-            name = op.memref.name_hint or f"alloc{len(self.buffers)}"
-            self.env[op.memref] = self._new_buffer(name, op.memref.type, False, op)
-        elif isinstance(op, StageBorderOp | memref.DeallocOp):
-            return
-        elif op.name.startswith(("arith.", "affine.apply")):
-            self.env[op.results[0]] = self.scalar_op(op)
-        else:
-            raise TileschedError(f"the simulator does not model '{op.name}'", location_of(op))
+        self._step(op)[1](op)
 
     def loop(self, op: scf.ForOp):
         """Run an ``scf.for`` (carrying ``iter_args``), marking its entry, iterations and exit."""
@@ -387,9 +464,10 @@ class Lowering:
         info = self.static.get(op)
         if info is None:
             info = self._route(op)
+        env = self.env
         operands = []
-        for value, shape in zip(op.operands, info.shapes, strict=True):
-            current = self.value(value, op)
+        for value, shape in info.operands:
+            current = env[value] if value in env else self.value(value, op)
             if shape is not None:
                 operands.append((current.buffer, current.region))
             else:
@@ -425,9 +503,11 @@ class Lowering:
             queue = next((q for q, u in self.machine.async_queues.items() if u == unit), None)
         shapes = tuple(memref_shape(v.type) if isinstance(v.type, MemRefType) else None
                        for v in op.operands)
-        return self._register(op, name=op.name, unit=unit, duration=int(duration),
+        info = self._register(op, name=op.name, unit=unit, duration=int(duration),
                               props=_tile_props(op), loc=loc, async_queue=queue,
                               lds=kind == "lds", shapes=shapes)
+        info.operands = tuple(zip(op.operands, shapes, strict=True))
+        return info
 
     def sync(self, op: Operation) -> None:
         """Lower one execution of a sync op (a ``wait_group`` count operand is evaluated)."""
@@ -470,6 +550,13 @@ class Lowering:
         for other in self.machine.issuers[1:]:
             programs[other] = [replace(op, issuer=other) for op in ops]
         return Trace(self.machine, self.buffers, programs)
+
+
+_PLAIN, _NESTED, _YIELD, _RETURN = range(4)
+
+
+def _nothing(op) -> None:
+    """The step of an op the simulator ignores (stage borders, deallocations)."""
 
 
 def _plain(attr):
