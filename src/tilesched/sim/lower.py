@@ -76,7 +76,7 @@ def machine_model(target: Target) -> MachineModel:
                         target.issue_cycles, private)
 
 
-@dataclass
+@dataclass(slots=True)
 class View:
     """A memref value: root buffer, region per root dimension, and which root dims remain."""
 
@@ -265,9 +265,9 @@ class Lowering:
         if isinstance(op, scf.IfOp):
             return (_NESTED, self.branch, op)
         if isinstance(op, TileOp):
-            return (_PLAIN, self.tile, op)
+            return (_PLAIN, self._tile_step(), op)
         if op.name.startswith("sync."):
-            return (_PLAIN, self.sync, op)
+            return (_PLAIN, self._sync_step(op), op)
         if isinstance(op, ViewOp | SlotOp):
             return (_PLAIN, self._view_step(op), op)
         if isinstance(op, memref.AllocOp):
@@ -277,6 +277,44 @@ class Lowering:
         if op.name.startswith(("arith.", "affine.apply")):
             return (_PLAIN, self._scalar_step(op), op)
         return (_PLAIN, self._unmodelled, op)
+
+    def _tile_step(self):
+        """A handler lowering one execution of a tile op (:meth:`tile`; its static entry and
+        operand kinds looked up once)."""
+        env, lowering = self.env, self
+        sid = spec = None
+
+        def tile(op):
+            nonlocal sid, spec
+            if spec is None:
+                info = lowering.static_of(op)
+                sid, spec = info.sid, tuple((v, s is not None) for v, s in info.operands)
+            operands = []
+            try:
+                for value, mem in spec:
+                    current = env[value]
+                    operands.append((current.buffer, current.region) if mem else current)
+            except KeyError:
+                lowering.tile(op)  # reports the value it cannot compute
+                return
+            lowering.ops.append((sid, tuple(operands)))
+        return tile
+
+    def _sync_step(self, op: Operation):
+        """A handler lowering one execution of a sync op (:meth:`sync`); a constant one appends
+        the same entry every time."""
+        lowering = self
+        entry = None
+
+        def sync(op):
+            nonlocal entry
+            if entry is not None:
+                lowering.ops.append(entry)
+                return
+            lowering.sync(op)
+            if op.name != "sync.wait_group" or "pending" in lowering.static[op].props:
+                entry = lowering.ops[-1]
+        return sync
 
     def _unmodelled(self, op: Operation) -> None:
         raise TileschedError(f"the simulator does not model '{op.name}'", location_of(op))

@@ -30,9 +30,13 @@ from tilesched.ir.tile import SlotOp, TileOp, ViewOp
 from tilesched.ir.types import memory_space
 from tilesched.sim.lower import Lowering, StaticOp, find_function
 from tilesched.sim.program import (
+    BALL,
+    ENQ,
     INLINE,
     MARK,
+    NOP,
     TILE,
+    WAITG,
     InstructionCompiler,
     MemoryUse,
     Program,
@@ -75,7 +79,8 @@ class StreamedProgram(Program):
         self.with_accesses = with_accesses
         self.issuers = issuers
         self.stream = _ChunkStream(lowering, issuers)
-        self.cache = [{} for _ in range(issuers)]
+        self.cache = [{} for _ in range(issuers)]  # (sid, operands) -> see _compile_op
+        self.makers = [{} for _ in range(issuers)]  # sid -> (ref -> instruction, violations)
         self.routes = [{} for _ in range(issuers)]
         self.use = _StaticMemoryUse(lowering, function, compiler)
         self.memory = self.use.memory
@@ -83,6 +88,8 @@ class StreamedProgram(Program):
         self.max_ops = max_ops
         self.simulated = 0  # program ops lowered and compiled (by the first group)
         self.spans = 0  # fused spans (docs/fuse-tiles.md) among them
+        self._span_starts: set[int] = set()  # sids that open a fused span (fusion_order 0)
+        self._span_checked = 0  # statics looked at for _span_starts
         self.why_not_steady = None  # callable: loop op -> why it was simulated in full
 
     # ------------------------------------------------------------------ Program interface
@@ -155,38 +162,87 @@ class StreamedProgram(Program):
     # ------------------------------------------------------------------ compiling chunks
 
     def compile(self, issuer: int, chunk) -> list[tuple]:
-        """The instructions of one lowered chunk for one issuer group."""
+        """The instructions of one lowered chunk for one issuer group.
+
+        What an op compiles to depends on its static op and operands, not on where it runs, so
+        each ``(sid, operands)`` is translated once (:meth:`_tile_parts`, :meth:`_sync_maker`)
+        and later executions only put their op reference in."""
         self.use.classify_new_buffers()
-        statics = self.lowering.statics
         if issuer == 0:
             self._count(chunk)
         code = []
-        issuers, base = self.issuers, chunk.base
-        for k, (sid, operands) in enumerate(chunk.ops):
-            if sid >= MAX_STATIC:
-                raise TileschedError(f"the program has more than {MAX_STATIC} ops")
-            ref = ((base + k) * issuers + issuer) * MAX_STATIC + sid
-            info = statics[sid]
-            if info.is_sync:
-                ins = self._sync(info, operands, issuer, ref)
-                if ins is not None:
-                    code.append(ins)
+        append = code.append
+        stride = self.issuers * MAX_STATIC
+        ref = (chunk.base * self.issuers + issuer) * MAX_STATIC
+        tiles, makers = self.cache[issuer], self.makers[issuer]
+        violations = self.compiler.violations
+        for sid, operands in chunk.ops:
+            if operands or sid not in makers:
+                parts = tiles.get((sid, operands))
+                if parts is None:
+                    parts = self._compile_op(issuer, sid, operands)
+                if parts[0] is None:  # a sync op with a run-time operand
+                    made = parts[1](ref + sid)
+                    if parts[2]:
+                        violations.extend(parts[2])
+                    if made is not None:
+                        append(made)
+                else:
+                    append((parts[0], parts[1], (TILE, parts[2], ref + sid, parts[3])))
             else:
-                code.append(self._tile(info, operands, issuer, ref))
+                make, bad = makers[sid]
+                if bad:
+                    violations.extend(bad)
+                if make is not None:
+                    append(make(ref + sid))
+            ref += stride
         if chunk.mark is not None:
             kind, frame, n = chunk.mark
-            code.append((MARK, kind, frame.loop, n, frame))
+            append((MARK, kind, frame.loop, n, frame))
         return code
+
+    def _compile_op(self, issuer: int, sid: int, operands: tuple):
+        """Translate ``(sid, operands)`` once: ``(route kind, route target, duration, accesses)``
+        of a tile op, or ``(None, make, violations)`` of a sync op with operands; a sync op
+        without operands goes to ``makers`` instead (then the cache entry is never read)."""
+        if sid >= MAX_STATIC:
+            raise TileschedError(f"the program has more than {MAX_STATIC} ops")
+        info = self.lowering.statics[sid]
+        cache = self.cache[issuer]
+        if len(cache) >= CACHE_LIMIT:
+            cache.clear()
+        if info.is_sync:
+            found = len(self.compiler.violations)
+            ins = self._sync(info, operands, issuer, 0)
+            bad = tuple(self.compiler.violations[found:])
+            del self.compiler.violations[found:]
+            make = _sync_maker(ins)
+            if not operands:
+                self.makers[issuer][sid] = (make, bad)
+            parts = cache[(sid, operands)] = (None, make, bad)
+            return parts
+        route = self.routes[issuer].get(sid)
+        if route is None:
+            route = self.routes[issuer][sid] = self.compiler.route(info, issuer)
+        accesses = self._accesses(info, operands, issuer) if self.with_accesses else ()
+        parts = cache[(sid, operands)] = (route[0], route[1], info.duration, accesses)
+        return parts
 
     def _count(self, chunk) -> None:
         """Ops simulated so far, fused spans among them, and the ``--max-ops`` guard."""
         self.simulated += len(chunk.ops)
         statics = self.lowering.statics
-        for (sid, _), (nxt, _) in zip(chunk.ops, chunk.ops[1:], strict=False):
-            group = statics[sid].props.get("fusion_group")
-            if group is not None and statics[sid].props.get("fusion_order") == 0 \
-                    and statics[nxt].props.get("fusion_group") == group:
-                self.spans += 1
+        while self._span_checked < len(statics):
+            props = statics[self._span_checked].props
+            if props.get("fusion_group") is not None and props.get("fusion_order") == 0:
+                self._span_starts.add(self._span_checked)
+            self._span_checked += 1
+        starts = self._span_starts
+        if starts:
+            for (sid, _), (nxt, _) in zip(chunk.ops, chunk.ops[1:], strict=False):
+                if sid in starts and statics[nxt].props.get("fusion_group") == \
+                        statics[sid].props["fusion_group"]:
+                    self.spans += 1
         if self.max_ops is not None and self.simulated > self.max_ops:
             raise self._too_many_ops()
 
@@ -225,22 +281,6 @@ class StreamedProgram(Program):
                 message += f"; it was not extrapolated because {why}"
         return TileschedError(message + " (raise --max-ops, or lower the trip count)", loc)
 
-    def _tile(self, info: StaticOp, operands: tuple, issuer: int, ref: int) -> tuple:
-        route = self.routes[issuer].get(info.sid)
-        if route is None:
-            route = self.routes[issuer][info.sid] = self.compiler.route(info, issuer)
-        accesses = ()
-        if self.with_accesses:
-            key = (info.sid, operands)
-            cache = self.cache[issuer]
-            accesses = cache.get(key)
-            if accesses is None:
-                accesses = self._accesses(info, operands, issuer)
-                if len(cache) >= CACHE_LIMIT:
-                    cache.clear()
-                cache[key] = accesses
-        return (route[0], route[1], (TILE, info.duration, ref, accesses))
-
     def _accesses(self, info: StaticOp, operands: tuple, issuer: int) -> tuple:
         mems = [_Mem(o[0], o[1], shape) for o, shape in zip(operands, info.shapes, strict=True)
                 if shape is not None]
@@ -254,6 +294,20 @@ class StreamedProgram(Program):
     def _sync(self, info: StaticOp, operands: tuple, issuer: int, ref: int) -> tuple | None:
         props = info.props if not operands else {**info.props, "pending": operands[0]}
         return self.compiler.sync(_SyncOp(info.name, props, info.loc), issuer, ref)
+
+
+def _sync_maker(ins: tuple | None):
+    """A function putting an op reference into a sync instruction compiled with reference 0
+    (where each layout keeps it: see ``IssuerWalk._issuer_op_index``); ``None`` for none."""
+    if ins is None:
+        return None
+    code = ins[0]
+    if code == ENQ:
+        agent, head, tail = ins[1], ins[2][:2], ins[2][3:]
+        return lambda ref: (ENQ, agent, (*head, ref, *tail))
+    at = 3 if code == WAITG else 1 if code in (NOP, BALL) else 2
+    head, tail = ins[:at], ins[at + 1:]
+    return lambda ref: (*head, ref, *tail)
 
 
 class _OpTable:
