@@ -177,12 +177,13 @@ def kept_nodes(cg: CompiledGraph, groups) -> list[int]:
 def _solve(cg: CompiledGraph, ii: int, time_limit: float, workers: int, model: str,
            linearization: int | None = None, deterministic: bool = False):
     """Decide one II; returns ``(status, times or None, deterministic time)``. With ``deterministic`` the limit
-    is in deterministic time units (a wall-clock limit ten times as long is a safety net)."""
+    is in deterministic time units; a wall-clock limit of ``max(60, 30 * limit)`` seconds is a
+    safety net loose enough that a loaded machine does not change the answer."""
     built = _FullModel(cg, ii) if model == "full" else _DecomposedModel(cg, ii)
     solver = cp_model.CpSolver()
     if deterministic:
         solver.parameters.max_deterministic_time = time_limit
-        solver.parameters.max_time_in_seconds = 10 * time_limit
+        solver.parameters.max_time_in_seconds = max(60.0, 30 * time_limit)
     else:
         solver.parameters.max_time_in_seconds = time_limit
     solver.parameters.num_workers = workers
