@@ -15,7 +15,8 @@ the default mode against. For each graph:
 
 Graphs whose optimum is MII need no proof of infeasibility. A graph whose optimum could not be
 proved within the limits is recorded with ``status: best-known``. The variant's records (occupancy
-``min(latency, 16)``) sit under ``variant``. Takes tens of minutes with the default limits.
+``min(latency, 16)``) sit under ``variant``. Takes about an hour on two cores with the default
+limits (MachSuite/aes2/graph4 alone 6-8 min: CP-SAT alone runs out its 120 s on two IIs).
 """
 
 from __future__ import annotations
