@@ -69,9 +69,18 @@ def load_target(spec: str) -> Target:
     elif not (spec.endswith(".toml") or path.exists()):
         names = ", ".join(builtin_target_names())
         raise TileschedError(f"unknown target '{spec}'; valid targets: {names} (or a path to a .toml file)")
-    if not path.is_file():
+    if not path.exists():
         raise TileschedError(f"target file '{spec}' does not exist")
-    return parse_target(path.read_text(), str(path))
+    if not path.is_file():
+        what = "a directory" if path.is_dir() else "not a regular file"
+        raise TileschedError(f"target file '{spec}' is {what}")
+    try:
+        text = path.read_text()
+    except UnicodeDecodeError as err:
+        raise TileschedError(f"target file '{spec}' is not UTF-8 text (byte {err.start})") from None
+    except OSError as err:
+        raise TileschedError(f"cannot read target file '{spec}': {err.strerror or err}") from None
+    return parse_target(text, str(path))
 
 
 def parse_target(text: str, filename: str = "<target>") -> Target:
