@@ -42,16 +42,26 @@ from tilesched.ir.types import memref_shape
 
 TARGET_ATTR = "tile.target"
 
+# Stages a loop may be pipelined into: software-pipeline emits a prologue and an epilogue per
+# stage, and modulo-schedule caps its schedules at 64 stages; a hand-written tile.stage of 10^6
+# would only make the pass run for hours.
+MAX_STAGE = 1024
+
 
 def _non_negative_integer(attr: Attribute) -> bool:
     return isinstance(attr, IntegerAttr) and isinstance(attr.type, IntegerType) \
         and attr.value.data >= 0
 
 
+def _stage(attr: Attribute) -> bool:
+    return _non_negative_integer(attr) and attr.value.data < MAX_STAGE
+
+
 def _stage_list(attr: Attribute) -> bool:
     if isinstance(attr, DenseArrayBase):
-        return isinstance(attr.elt_type, IntegerType) and all(v >= 0 for v in attr.get_values())
-    return isinstance(attr, ArrayAttr) and all(_non_negative_integer(a) for a in attr.data)
+        return isinstance(attr.elt_type, IntegerType) and all(0 <= v < MAX_STAGE
+                                                              for v in attr.get_values())
+    return isinstance(attr, ArrayAttr) and all(_stage(a) for a in attr.data)
 
 
 def _flag_array(attr: Attribute) -> bool:
@@ -60,12 +70,12 @@ def _flag_array(attr: Attribute) -> bool:
 
 # annotation -> (accepts its value, what it must be, as the message says it)
 _KINDS: dict[str, tuple[Callable[[Attribute], bool], str]] = {
-    STAGE: (_non_negative_integer, "a non-negative integer (tile.stage = 0 : i64)"),
+    STAGE: (_stage, f"an integer in 0..{MAX_STAGE - 1} (tile.stage = 0 : i64)"),
     ORDER: (_non_negative_integer, "a non-negative integer (tile.order = 0 : i64)"),
     FUSION_GROUP: (_non_negative_integer, "a non-negative integer"),
     FUSION_ORDER: (_non_negative_integer, "a non-negative integer"),
     ASYNC: (lambda a: isinstance(a, UnitAttr), "a unit attribute (written without a value)"),
-    ASYNC_STAGES: (_stage_list, "a list of non-negative stage numbers ([0 : i64, 1 : i64])"),
+    ASYNC_STAGES: (_stage_list, f"a list of stage numbers in 0..{MAX_STAGE - 1} ([0 : i64, 1 : i64])"),
     LAST_USE: (_flag_array, "an array<i1: ...> with one flag per memref operand"),
 }
 
