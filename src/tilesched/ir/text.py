@@ -25,8 +25,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
+from xdsl.parser.generic_parser import ParserState
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Input
+from xdsl.utils.mlir_lexer import MLIRLexer
 
 from tilesched.diagnostics import Location, TileschedError
 from tilesched.ir.fast_parse import FastParseCache, parse_fast_op
@@ -57,24 +60,36 @@ MAX_NESTING = 100
 
 # A memref type written without nested brackets (layouts, nested strings with escapes): the text
 # that :meth:`_LocatingParser.parse_optional_type` caches.
-_PLAIN_MEMREF = re.compile(r'memref<(?:[^<>{}()\[\]"\\]|"[^"\\]*")*>')
+_PLAIN_MEMREF = re.compile(r'memref<(?:[^<>{}()\[\]"\\\n]++|"[^"\\\n]*+")*+>')
+
+
+class _Lexer(MLIRLexer):
+    """xDSL's lexer with a string-literal pattern that cannot backtrack: xDSL's
+    ``"(?:[^"...]+|escape)*"`` tries every split of the text after an unterminated quote, so a
+    line such as ``"unterminated string as the first token`` took hours (2^n splits). The
+    possessive form matches the same strings (the two alternatives start with different
+    characters) and fails in linear time."""
+
+    _unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
 
 class _LocatingParser(Parser):
     """xDSL's MLIR parser, recording ``file:line:col`` of each op it reads.
 
-    Four additions, all about large or hostile input:
+    Five additions, all about large or hostile input:
     - line numbers come from a table of line starts (binary search), not from counting the
       newlines before every op, which made parsing quadratic in the file size;
     - a memref type spelled exactly as one seen before is not parsed again (kernels repeat a few
       types thousands of times; xDSL builds and verifies each ``MemRefType`` afresh);
     - the ops big kernels consist of are read by a fast path (:mod:`tilesched.ir.fast_parse`);
     - op nesting deeper than :data:`MAX_NESTING` and literals that do not fit their type are
-      located parse errors.
+      located parse errors;
+    - string literals are lexed by :class:`_Lexer`, in linear time when unterminated.
     """
 
     def __init__(self, ctx: Context, text: str, filename: str, fast_path: bool = True):
-        super().__init__(ctx, text, filename)
+        super().__init__(ctx, "", filename)
+        self._parser_state = ParserState(_Lexer(Input(text, filename)))  # lexes the first token
         self._fast_path = fast_path
         self._text = text
         self._filename = StringAttr(filename)
@@ -147,13 +162,14 @@ def parse_text(text: str, filename: str = "<stdin>", fast_path: bool = True) -> 
     comparisons in tests and benchmarks)."""
     if not re.sub(r"//[^\n]*", "", text).strip():
         return ModuleOp([])  # like mlir-opt, an empty file is an empty module
-    parser = _LocatingParser(make_context(), text, filename, fast_path)
+    parser = None
     try:
+        parser = _LocatingParser(make_context(), text, filename, fast_path)  # lexes a token
         module = parser.parse_module()
     except ParseError as err:
-        line, column = parser.location_at(err.span.start)
+        line, column = _line_and_column(text, err.span.start)
         loc = _first_use(text, err.msg, filename) or Location(filename, line, column)
-        raise TileschedError(_first_line(err.msg), loc) from None
+        raise TileschedError(_readable(_first_line(err.msg), text, err.span.start), loc) from None
     except RecursionError:  # nested attributes or types: there is no limit on those above
         raise TileschedError("input nested too deeply", _current_location(parser, filename)) from None
     except Exception as err:  # xDSL's attribute constructors and verifiers raise on bad text too
@@ -164,8 +180,16 @@ def parse_text(text: str, filename: str = "<stdin>", fast_path: bool = True) -> 
     return module
 
 
-def _current_location(parser: _LocatingParser, filename: str) -> Location:
-    """Where the parser stopped (the token it was reading)."""
+def _line_and_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of a character offset (for one error: a linear scan is fine)."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
+def _current_location(parser: _LocatingParser | None, filename: str) -> Location | str:
+    """Where the parser stopped (the token it was reading), or just the file."""
+    if parser is None:
+        return filename
     line, column = parser.location_at(parser._current_token.span.start)  # noqa: SLF001
     return Location(filename, line, column)
 
@@ -220,6 +244,15 @@ def _first_use(text: str, message: str, filename: str) -> Location | None:
         line = text.count("\n", 0, use.start()) + 1
         return Location(filename, line, use.start() - line_start + 1)
     return None
+
+
+def _readable(message: str, text: str, offset: int) -> str:
+    """xDSL names an unexpected character as is (a NUL then shows as nothing: quote it,
+    ``Unexpected character: '\\x00'``) and one message leaves its placeholder unfilled."""
+    prefix = "Unexpected character: "
+    if message.startswith(prefix):
+        return prefix + repr(message[len(prefix):])
+    return message.replace("{first_char}", repr(text[offset:offset + 1]))
 
 
 def _first_line(message: str) -> str:

@@ -68,11 +68,27 @@ def structural_errors(module: ModuleOp) -> list[TileschedError]:
     verified: set = set()
     for op in module.walk():
         if message := _op_error(op, verified):
-            errors.append(TileschedError(message, location_of(op)))
+            where = _redefinition(op) if message.startswith("Redefinition of symbol") else None
+            errors.append(TileschedError(message, where or location_of(op)))
             continue
         errors.extend(TileschedError(message, location_of(op))
                       for message in annotation_errors(op) + constant_window_errors(op))
     return errors
+
+
+def _redefinition(op: Operation):
+    """Where a symbol of ``op``'s body is defined a second time (xDSL's symbol-table error names
+    the symbol only, on a module that may have no location)."""
+    seen = set()
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                name = child.properties.get("sym_name") or child.attributes.get("sym_name")
+                if isinstance(name, StringAttr):
+                    if name.data in seen:
+                        return location_of(child)
+                    seen.add(name.data)
+    return None
 
 
 def _op_error(op: Operation, verified: set) -> str | None:
