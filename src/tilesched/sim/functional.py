@@ -121,7 +121,8 @@ def _bytes(count: int) -> str:
     """``1.5 GiB``, ``512 B``."""
     for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if count >= scale:
-            return f"{count / scale:.1f} {unit}"
+            value = count / scale
+            return f"{value:.1f} {unit}" if value < 10_000 else f"{value:.3g} {unit}"
     return f"{count} B"
 
 
