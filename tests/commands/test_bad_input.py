@@ -202,3 +202,51 @@ def test_a_target_with_an_absurd_bandwidth_is_refused_with_its_line(tmp_path, ca
     code, err = run(["sim", path, "--target", str(bad)], capsys)
     line = text.splitlines().index("bytes_per_cycle = nan       # assumption: 256 B/cycle vector datapath") + 1
     assert code == 2 and f"bad.toml:{line}:1: error: units.V.bytes_per_cycle: must be a finite number, got nan" in err
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("{dir}", "target file '{dir}' is a directory"),
+    ("/dev/null", "target file '/dev/null' is not a regular file"),
+    ("{dir}/binary.toml", "target file '{dir}/binary.toml' is not UTF-8 text (byte 0)"),
+    ("{dir}/missing.toml", "target file '{dir}/missing.toml' does not exist"),
+])
+def test_target_paths_that_are_not_target_files(tmp_path, capsys, spec, message):
+    (tmp_path / "binary.toml").write_bytes(b"\xff\xfe\x00")
+    path = kernel(tmp_path, f"  tile.load %a, %u : {GM}, {UB}")
+    code, err = run(["sim", path, "--target", spec.format(dir=tmp_path)], capsys)
+    assert code == 2 and message.format(dir=tmp_path) in err
+
+
+def test_a_symbol_defined_twice_is_located_at_the_second_definition(tmp_path, capsys):
+    path = tmp_path / "dup.mlir"
+    path.write_text("func.func @k() {\n  func.return\n}\nfunc.func @k() {\n  func.return\n}\n")
+    code, err = run(["opt", str(path)], capsys)
+    assert code == 2 and f'{path}:4:1: error: Redefinition of symbol "k"' in err
+
+
+def test_control_characters_are_shown_quoted(tmp_path, capsys):
+    path = tmp_path / "nul.mlir"
+    path.write_text("func.func @k() {\n  \x00\n}\n")
+    code, err = run(["opt", str(path)], capsys)
+    assert code == 2 and f"{path}:2:3: error: Unexpected character: '\\x00'" in err
+
+
+def test_a_hand_written_stage_beyond_the_limit_is_refused_before_pipelining(tmp_path, capsys):
+    """tile.stage = 1000000 made software-pipeline emit a million-stage prologue (hours)."""
+    path = kernel(tmp_path, "  %c0 = arith.constant 0 : index\n  %c4 = arith.constant 4 : index\n"
+                  "  %c1 = arith.constant 1 : index\n  %v = memref.alloc() : " + UB + "\n"
+                  "  scf.for %i = %c0 to %c4 step %c1 {\n"
+                  f"    tile.load %a, %u {{tile.stage = 0 : i64, tile.order = 0 : i64}} : {GM}, {UB}\n"
+                  f"    tile.exp %u, %v {{tile.stage = 1000000 : i64, tile.order = 1 : i64}} : {UB}, {UB}\n"
+                  "  }")
+    code, err = run(["opt", path, "-p", "software-pipeline"], capsys)
+    assert code == 2 and "k.mlir:8:5: error: 'tile.exp' attribute 'tile.stage' must be an integer in 0..1023" in err
+
+
+def test_an_unterminated_string_is_refused_at_once(tmp_path, capsys):
+    """xDSL's string pattern backtracked through every split of the rest of the line: a quote
+    left open before 60 characters took longer than the age of the universe."""
+    path = tmp_path / "open.mlir"
+    path.write_text('func.func @k() {\n  %x = "' + "abcdefghij" * 6 + "\n}\n")
+    code, err = run(["opt", str(path)], capsys)
+    assert code == 2 and f"{path}:2:8: error: End of file reached before closing string literal." in err
