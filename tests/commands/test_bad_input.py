@@ -95,6 +95,15 @@ def test_buffers_over_max_bytes_are_refused_before_allocating(tmp_path, capsys):
     assert "expected a size such as 512M or 4G, got 'lots'" in capsys.readouterr().err
 
 
+def test_an_astronomical_buffer_size_is_written_short(tmp_path, capsys):
+    huge = 'memref<1000000000000x1000000000000xf32, "GM">'
+    path = kernel(tmp_path, "  %c0 = arith.constant 0 : index\n"
+                  f"  %v = tile.view %a[%c0, %c0] {{sizes = array<i64: 16, 16>}} : {huge} -> {GM}\n"
+                  f"  tile.load %v, %u : {GM}, {UB}", args=f"%a: {huge}, %u: {UB}")
+    code, err = run(["equiv", path, path], capsys)
+    assert code == 2 and "the program's buffers need 3.64e+12 TiB of data" in err
+
+
 def test_buffers_are_allocated_in_their_declared_type(tmp_path):
     from tilesched.ir import parse_file
 
