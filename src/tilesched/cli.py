@@ -1,7 +1,10 @@
 """The ``tilesched`` command line (DESIGN.md §5).
 
 Each subcommand lives in ``tilesched.commands.<name>`` and exposes
-``register(subparsers)``, which adds its parser and sets ``func(args) -> int``.
+``register(subparsers)``, which adds its parser and sets ``func(args) -> int``. Only the module
+of the command being run is imported (the others import xDSL, OR-Tools, numpy, rich: over a
+second together); ``tilesched --help`` lists the others by the ``help=`` of their
+``add_parser`` call, read from their source, and ``--version`` imports nothing.
 Exit status: 0 success, 1 the program was checked and found faulty, 2 bad input or usage,
 3 internal error (a bug in tilesched: any exception that is not a located
 :class:`TileschedError`; the message asks to report it), 130 interrupted. Exit 1 is never used
@@ -11,10 +14,14 @@ for a crash: it always means "your program is faulty".
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
 import os
+import pathlib
 import sys
 import traceback
+from collections.abc import Collection
 
 from tilesched import __version__
 from tilesched.diagnostics import TileschedError
@@ -31,7 +38,9 @@ class _ArgumentParser(argparse.ArgumentParser):
     """argparse exits with 2 on usage errors already; keep its message short."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(load: Collection[str] = COMMANDS) -> argparse.ArgumentParser:
+    """The ``tilesched`` parser: the commands in ``load`` fully registered, the others listed by
+    their one-line help only (enough for ``tilesched --help`` and for naming a wrong command)."""
     parser = _ArgumentParser(
         prog="tilesched",
         description="Schedule, synchronize and verify tile programs for multi-unit accelerators.",
@@ -39,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tilesched {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
+        summary = None if name in load else _summary(name)
+        if summary is not None:
+            sub.add_parser(name, help=summary)
+            continue
         try:
             module = importlib.import_module(f"tilesched.commands.{name.replace('-', '_')}")
         except ModuleNotFoundError as exc:
@@ -49,8 +62,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _summary(name: str) -> str | None:
+    """The ``help=`` string of command ``name``'s ``add_parser`` call, read from its source
+    without importing it; None when it is not a plain string (then the module is imported)."""
+    spec = importlib.util.find_spec(f"tilesched.commands.{name}")
+    if spec is None or spec.origin is None:
+        return None
+    tree = ast.parse(pathlib.Path(spec.origin).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_parser":
+            for keyword in node.keywords:
+                if keyword.arg == "help" and isinstance(keyword.value, ast.Constant) \
+                        and isinstance(keyword.value.value, str):
+                    return keyword.value.value
+    return None
+
+
+def _command_in(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` runs: its first word that is not an option (the top level has
+    only ``-h`` and ``--version``, which take no value), if it names one."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    return word if word in COMMANDS else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    command = _command_in(sys.argv[1:] if argv is None else argv)
+    parser = build_parser([command] if command else [])
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
