@@ -155,13 +155,14 @@ def cycles_figure() -> str | None:
 
 
 def pass_time_figure() -> str | None:
-    """Pass time against program size (sections reorder, sync and modulo)."""
+    """Pass time against program size (sections reorder, sync, frontend and modulo)."""
     import matplotlib.pyplot as plt
 
     reorder = load("reorder").get("runtime", [])
     sync = load("sync").get("runtime", [])
+    frontend = load("frontend").get("runtime", [])
     graphs = [r for r in load("modulo").get("graphs", []) if r.get("seconds") is not None]
-    if not (reorder or sync or graphs):
+    if not (reorder or sync or frontend or graphs):
         return None
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
     series: dict[str, list[tuple[int, float]]] = {}
@@ -173,6 +174,8 @@ def pass_time_figure() -> str | None:
     for r in sync:
         series.setdefault("insert-sync, random vector kernel", []).append(
             (r["statements"], r["seconds"]))
+    for r in frontend:
+        series.setdefault("parse + verify, unrolled vector kernel", []).append((r["ops"], r["seconds"]))
     for name, points in series.items():
         points.sort()
         left.plot([p[0] for p in points], [max(p[1], 1e-4) for p in points], marker="o",
@@ -185,7 +188,7 @@ def pass_time_figure() -> str | None:
         left.set_xlabel("statements")
         left.set_ylabel("seconds")
         left.legend(fontsize=7)
-        left.set_title("reorder-events and insert-sync")
+        left.set_title("reorder-events, insert-sync, parse + verify")
     if not graphs:
         right.set_axis_off()
     else:
@@ -199,7 +202,7 @@ def pass_time_figure() -> str | None:
     _figure("pass_time", fig)
     return ("Pass time against program size, log-log; the legend gives the fitted growth "
             "exponent between the smallest and the largest size (sections *reorder*, *sync*, "
-            "*modulo*; one run each on a shared machine).")
+            "*frontend*, *modulo*; one run each on a shared machine).")
 
 
 def report_figure() -> str | None:
