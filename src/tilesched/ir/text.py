@@ -32,6 +32,7 @@ from xdsl.utils.lexer import Input
 from xdsl.utils.mlir_lexer import MLIRLexer
 
 from tilesched.diagnostics import Location, TileschedError
+from tilesched.gc_pause import paused_gc
 from tilesched.ir.fast_parse import FastParseCache, parse_fast_op
 from tilesched.ir.sync import Sync
 from tilesched.ir.tile import Tile
@@ -164,8 +165,9 @@ def parse_text(text: str, filename: str = "<stdin>", fast_path: bool = True) -> 
         return ModuleOp([])  # like mlir-opt, an empty file is an empty module
     parser = None
     try:
-        parser = _LocatingParser(make_context(), text, filename, fast_path)  # lexes a token
-        module = parser.parse_module()
+        with paused_gc():  # 50k ops: full collections over the growing IR took 20% of the time
+            parser = _LocatingParser(make_context(), text, filename, fast_path)  # lexes a token
+            module = parser.parse_module()
     except ParseError as err:
         line, column = _line_and_column(text, err.span.start)
         loc = _first_use(text, err.msg, filename) or Location(filename, line, column)

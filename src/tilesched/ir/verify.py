@@ -38,6 +38,7 @@ from xdsl.irdl.constraints import VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
 from tilesched.diagnostics import TileschedError, TileschedErrors
+from tilesched.gc_pause import paused_gc
 from tilesched.ir import sync as S
 from tilesched.ir.annotations import annotation_errors, constant_window_errors
 from tilesched.ir.text import location_of
@@ -54,9 +55,10 @@ _FAMILY_OPS = {
 
 def verify_module(module: ModuleOp, target: Target | None = None) -> None:
     """Raise :class:`TileschedErrors` listing every problem found, in program order."""
-    errors = structural_errors(module)
-    if not errors and target is not None:
-        errors = target_errors(module, target)
+    with paused_gc():
+        errors = structural_errors(module)
+        if not errors and target is not None:
+            errors = target_errors(module, target)
     if errors:
         raise TileschedErrors(errors)
 

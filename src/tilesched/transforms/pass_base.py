@@ -19,10 +19,7 @@
 from __future__ import annotations
 
 import dataclasses
-import gc
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -32,6 +29,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from tilesched.diagnostics import Diagnostic, Location
+from tilesched.gc_pause import paused_gc  # noqa: F401  (passes import it from here)
 from tilesched.ir.text import load_dialects, location_of
 from tilesched.target.model import Target
 
@@ -200,15 +198,3 @@ def _module_target(module: ModuleOp) -> Target:
     return load_target(named.data if isinstance(named, StringAttr) else DEFAULT_TARGET)
 
 
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a pass builds large acyclic structures (graphs
-    and plans over a block of 10k+ ops): its full collections over them grow faster than the
-    work. Reference counting still frees everything; collection resumes afterwards."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
