@@ -51,6 +51,7 @@ _INDEXED = re.compile(rf"({_VALUE})[ \t]*\[[ \t]*((?:{_OPERANDS.pattern})?)[ \t]
 _FLAG = re.compile(r'"([A-Za-z0-9_]+)"[ \t]*->[ \t]*"([A-Za-z0-9_]+)"[ \t]*,[ \t]*([0-9]{1,18})[ \t]*')
 _TYPE = re.compile(r'[ \t]*(memref<(?:[^<>{}()\[\]"\\\n]|"[^"\\\n]*")*>|[a-z]+[0-9]*)[ \t]*')
 _SPACES = re.compile(r"[ \t]*")
+_PLAIN_DICT = re.compile(r'\{[^{}"\n]*\}')  # an attribute dictionary without nesting or strings
 _END = re.compile(r"[ \t]*(?:\n|$)")
 
 # The declarative formats the shapes stand for (an op with another format is never fast-parsed).
@@ -96,11 +97,15 @@ def fast_shape(op_class: type[Operation] | None) -> _Shape | None:
 class FastParseCache:
     """What one parser learned: ``types`` maps type spellings it parsed to their attribute,
     ``shapes`` the :func:`fast_shape` of each op name, ``valid`` the op parts already checked
-    against their definition (types by identity: the parser keeps them alive)."""
+    against their definition (types by identity: the parser keeps them alive), ``dicts`` the
+    attribute dictionaries by spelling and ``flag_values`` the properties of set/wait flags
+    (attributes are immutable: ops share them)."""
 
     types: dict[str, Attribute]
     shapes: dict[str, _Shape | None] = field(default_factory=dict)
     valid: set = field(default_factory=set)
+    dicts: dict[str, dict[str, Attribute]] = field(default_factory=dict)
+    flag_values: dict[tuple[str, str, str], dict[str, Attribute]] = field(default_factory=dict)
 
 
 def parse_fast_op(parser, cache: FastParseCache) -> Operation | None:
@@ -137,7 +142,7 @@ def _operands_op(parser, text, pos, op_class, cache):
     if values is None:
         return None
     names = _spans(values)
-    tail = _attributes_and_types(parser, text, _SPACES.match(text, values.end()).end(), cache.types)
+    tail = _attributes_and_types(parser, text, _SPACES.match(text, values.end()).end(), cache)
     if tail is None:
         return None
     attributes, operand_types, end = tail
@@ -153,7 +158,7 @@ def _window_op(parser, text, pos, op_class, cache):
         return None
     source = _ONE_VALUE.match(text, window.start(1))
     offsets = _spans(_OPERANDS.match(text, window.start(2))) if window.group(2) else []
-    tail = _attributes_and_types(parser, text, window.end(), cache.types, arrow=True)
+    tail = _attributes_and_types(parser, text, window.end(), cache, arrow=True)
     if tail is None:
         return None
     attributes, (source_type, result_type), end = tail
@@ -167,18 +172,19 @@ def _flag_op(parser, text, pos, op_class, cache):
     flag = _FLAG.match(text, pos)
     if flag is None or not _END.match(text, flag.end()):
         return None
-    properties = {"src": StringAttr(flag.group(1)), "dst": StringAttr(flag.group(2)),
-                  "event": IntegerAttr(int(flag.group(3)), i64)}
-    return _build(parser, cache, op_class, [], [], (), properties, flag.end())
+    written = flag.group(1, 2, 3)
+    if written not in cache.flag_values:
+        cache.flag_values[written] = {"src": StringAttr(written[0]), "dst": StringAttr(written[1]),
+                                      "event": IntegerAttr(int(written[2]), i64)}
+    return _build(parser, cache, op_class, [], [], (), dict(cache.flag_values[written]), flag.end())
 
 
-def _attributes_and_types(parser, text, pos, types, arrow: bool = False):
+def _attributes_and_types(parser, text, pos, cache, arrow: bool = False):
     """``{attrs}? : T, T`` (or ``: T -> T``): (attributes, types, end) or None."""
     attributes: dict[str, Attribute] = {}
+    types = cache.types
     if text.startswith("{", pos):
-        parser._resume_from(pos)  # noqa: SLF001
-        attributes = parser.parse_optional_attr_dict()
-        pos = _SPACES.match(text, parser._current_token.span.start).end()  # noqa: SLF001
+        attributes, pos = _attribute_dict(parser, text, pos, cache)
     if not text.startswith(":", pos):
         return None
     found, pos = [], pos + 1
@@ -198,6 +204,20 @@ def _attributes_and_types(parser, text, pos, types, arrow: bool = False):
     if (arrow and len(found) != 2) or not _END.match(text, pos):
         return None
     return attributes, found, pos
+
+
+def _attribute_dict(parser, text, pos, cache) -> tuple[dict[str, Attribute], int]:
+    """The attribute dictionary at ``pos`` and where it ends; one spelled exactly as one seen
+    before (``{tile.stage = 0 : i64, tile.order = 3 : i64}``) is not parsed again."""
+    plain = _PLAIN_DICT.match(text, pos)
+    if plain is not None and (known := cache.dicts.get(plain.group(0))) is not None:
+        return dict(known), _SPACES.match(text, plain.end()).end()
+    parser._resume_from(pos)  # noqa: SLF001
+    attributes = parser.parse_optional_attr_dict()
+    end = parser._current_token.span.start  # noqa: SLF001
+    if plain is not None and not text[plain.end():end].strip():
+        cache.dicts[plain.group(0)] = dict(attributes)
+    return attributes, _SPACES.match(text, end).end()
 
 
 def _spans(values: re.Match) -> list[tuple[int, int]]:
