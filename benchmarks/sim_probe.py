@@ -2,7 +2,9 @@
 
 ``python sim_probe.py FILE TARGET [--full] [--arg n=V]``: parse and verify FILE, lower and simulate
 it as ``tilesched sim`` does; print seconds (parse+verify, simulation), peak resident memory of
-this process (MB, ``getrusage``; includes Python and the imports), and the result's key figures.
+this process (MB, ``getrusage``; includes Python and the imports), the CPU seconds of the
+simulation beside its wall-clock seconds (on a loaded machine CPU time is the steadier figure),
+and the result's key figures.
 """
 
 from __future__ import annotations
@@ -26,13 +28,13 @@ def main(argv: list[str]) -> None:
     target = load_target(target_name)
     start = time.perf_counter()
     module = load_verified(path, target)
-    parsed = time.perf_counter()
+    parsed, cpu = time.perf_counter(), time.process_time()
     program = stream_module(module, target, {k: int(v) for k, v in args.items()},
                             max_ops=None)
     result = run_engine(Engine(program, steady=not full))
-    done = time.perf_counter()
+    done, cpu = time.perf_counter(), time.process_time() - cpu
     print(json.dumps({
-        "parse_s": parsed - start, "simulate_s": done - parsed,
+        "parse_s": parsed - start, "simulate_s": done - parsed, "cpu_s": cpu,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "import_mb": base_mb, "cycles": result.cycles, "ok": result.ok,
         "ops_simulated": result.ops_simulated, "ops_represented": result.ops_represented,

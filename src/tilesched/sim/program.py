@@ -141,6 +141,8 @@ class InstructionCompiler:
         self.buffers = buffers
         self.groups = len(self.machine.issuers)
         self.virtual_stride = len(buffers)  # see virtual_buffer
+        self.routes: dict[tuple, tuple[int, int]] = {}  # (unit, queue, lds, issuer) -> route
+        self._private: dict[int, bool] = {}  # buffer -> in a private (per-group) space
         self._make_agents()
 
     def _make_agents(self) -> None:
@@ -232,9 +234,14 @@ class InstructionCompiler:
         narrow = (pairs[-1][1] and len(pairs) > 1
                   and self.buffers[dst.buffer].space not in self.machine.private_spaces)
         out = []
+        private = self._private
         for access, write in pairs:
             buf, region = access.buffer, access.region
-            if self.buffers[buf].space in self.machine.private_spaces:
+            is_private = private.get(buf)
+            if is_private is None:
+                is_private = private[buf] = \
+                    self.buffers[buf].space in self.machine.private_spaces
+            if is_private:
                 buf = virtual_buffer(buf, issuer, self.virtual_stride)
             elif write or (narrow and access.shape == dst.shape):
                 region = group_share(region, issuer, self.groups)
@@ -251,6 +258,16 @@ class InstructionCompiler:
 
     def route(self, op, issuer: int) -> tuple[int, int]:
         """``(INLINE, inline unit index)`` or ``(ENQ, agent)`` for a tile op of ``issuer``."""
+        if not isinstance(op.duration, int) or op.duration < 0:
+            raise TraceError(f"{op.loc}: {op.name} has invalid duration {op.duration!r}")
+        key = (op.unit, op.async_queue, op.lds, issuer)
+        found = self.routes.get(key)
+        if found is None:
+            found = self.routes[key] = self._route(op, issuer)
+        return found
+
+    def _route(self, op, issuer: int) -> tuple[int, int]:
+        """:meth:`route`, computed (the result depends on unit, queue, LDS flag and issuer)."""
         unit = op.unit
         if op.async_queue is not None:
             unit = self.machine.async_queues.get(op.async_queue)
@@ -262,8 +279,6 @@ class InstructionCompiler:
                 raise TraceError(f"{op.loc}: {op.name} is an LDS op but the target has no LDS unit")
         if unit is None or unit not in self.machine.units:
             raise TraceError(f"{op.loc}: {op.name} runs on unknown unit {unit!r}")
-        if not isinstance(op.duration, int) or op.duration < 0:
-            raise TraceError(f"{op.loc}: {op.name} has invalid duration {op.duration!r}")
         if unit in self.inline_index:
             return INLINE, self.inline_index[unit]
         return ENQ, self.instances[(unit, issuer)]
