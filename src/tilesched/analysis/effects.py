@@ -63,9 +63,9 @@ def effects_of(op: Operation, regions: dict[SSAValue, Region] | None = None) -> 
     if isinstance(op, CallOp):
         return Effects([Access(_region(v, regions), True, op) for v in op.memref_operands],
                        unknown=True)
-    if isinstance(op, TileOp):
-        reads = [Access(_region(v, regions), False, op) for v in op.read_operands()]
-        return Effects(reads + [Access(_region(op.written(), regions), True, op)])
+    accesses = tile_accesses(op)
+    if accesses is not None:
+        return Effects([Access(_region(v, regions), write, op) for v, write in accesses])
     if isinstance(op, _PURE_TILE) or op.name.startswith("sync.") or isinstance(op, memref.AllocOp):
         return Effects()
     if isinstance(op, memref.DeallocOp):
@@ -79,6 +79,14 @@ def effects_of(op: Operation, regions: dict[SSAValue, Region] | None = None) -> 
         nested.unknown = nested.unknown or any(isinstance(v.type, MemRefType) for v in op.operands)
         return nested
     return Effects()
+
+
+def tile_accesses(op: Operation) -> list[tuple[SSAValue, bool]] | None:
+    """``(operand, written)`` of a tile op other than ``tile.call``: it reads every memref
+    operand but the last and writes the last; None for any other op (see :func:`effects_of`)."""
+    if not isinstance(op, TileOp) or isinstance(op, CallOp):
+        return None
+    return [(v, False) for v in op.read_operands()] + [(op.written(), True)]
 
 
 def _region(value: SSAValue, regions: dict[SSAValue, Region] | None) -> Region:

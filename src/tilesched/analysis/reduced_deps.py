@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from tilesched.analysis.affine import Affine
@@ -23,12 +24,12 @@ from tilesched.analysis.dependence import (
     WAR,
     WAW,
     Dependence,
-    _box,
     _disjoint,
     buffer_name,
 )
-from tilesched.analysis.effects import effects_of
-from tilesched.analysis.regions import Region
+from tilesched.analysis.effects import effects_of, tile_accesses
+from tilesched.analysis.regions import Region, root_region
+from tilesched.ir.types import memref_shape
 
 
 def covers(outer: Region, inner: Region) -> bool:
@@ -111,65 +112,108 @@ def reduced_dependences(ops: list[Operation]) -> list[Dependence]:
     Near-linear: each access visits only the live accesses whose first-dimension interval
     overlaps it, and each access is retired at most once.
     """
-    found = _reduce(ops)
+    found: dict[tuple[int, int, str], Region | None] = {}
+    _reduce(ops, found.setdefault)
     return [Dependence(i, j, kind, "*" if kind == UNKNOWN else buffer_name(region))
             for (i, j, kind), region in sorted(found.items(), key=lambda item: item[0])]
 
 
 def reduced_edges(ops: list[Operation]) -> list[tuple[int, int]]:
     """The ``(src, dst)`` pairs of :func:`reduced_dependences`, each once, sorted."""
-    return sorted({(i, j) for i, j, _ in _reduce(ops)})
+    found: set[tuple[int, int]] = set()
+    _reduce(ops, None, found)
+    return sorted(found)
 
 
-def _reduce(ops: list[Operation]) -> dict[tuple[int, int, str], Region | None]:
-    """(src, dst, kind) -> the later access's region (None for unknown effects)."""
-    live: dict[SSAValue, _LiveIndex] = {}
-    found: dict[tuple[int, int, str], Region | None] = {}
-    regions: dict[SSAValue, Region] = {}
-    boxes: dict[int, tuple[Region, object]] = {}  # id(region) -> (region kept alive, box)
+def _reduce(ops: list[Operation], record, edges: set | None = None) -> None:
+    """Find the reduced dependences: ``record((src, dst, kind), region)`` for each (the later
+    access's region, None for unknown effects), or, without ``record``, each ``(src, dst)``
+    into ``edges``."""
+    live: dict[int, _LiveIndex] = {}  # id(root) -> its live accesses
+    described = _Described()
     last_unknown: int | None = None
     since_unknown: list[int] = []
     for j, op in enumerate(ops):
-        effects = effects_of(op, regions)
-        if effects.unknown:
+        accesses = described.accesses(op)
+        if accesses is None:  # unknown effects: ordered after everything, before everything
             for i in since_unknown + ([last_unknown] if last_unknown is not None else []):
-                found.setdefault((i, j, UNKNOWN), None)
+                record((i, j, UNKNOWN), None) if record else edges.add((i, j))
             last_unknown, since_unknown = j, []
             live.clear()
             continue
-        if not effects.accesses:
+        if not accesses:
             continue
         if last_unknown is not None:
-            found.setdefault((last_unknown, j, UNKNOWN), None)
+            record((last_unknown, j, UNKNOWN), None) if record else edges.add((last_unknown, j))
         since_unknown.append(j)
-        added: list[tuple] = []
         retired: dict[tuple[int, int], tuple[_LiveIndex, int, list]] = {}
-        for access in effects.accesses:
-            region = access.region
-            known = boxes.get(id(region))
-            if known is None:
-                known = boxes[id(region)] = (region, _box(access))
-            box, write = known[1], access.write
-            added.append((region.root, int(write), (j, region, box)))
-            index = live.get(region.root)
+        for root_id, region, box, full, write in accesses:
+            index = live.get(root_id)
             if index is None:
                 continue
             for kind in ((0, 1) if write else (1,)):
                 candidates = index.overlapping(box, kind)
                 for _, (i, earlier, earlier_box) in candidates:
                     conflict = _conflict(kind, earlier, earlier_box, write, region, box)
-                    if conflict is not None:
-                        found.setdefault((i, j, conflict), region)
+                    if conflict is None:
+                        continue
+                    if record:
+                        record((i, j, conflict), region)
+                    else:
+                        edges.add((i, j))
                 if write:
-                    _note_covered(retired, index, kind, region, candidates)
+                    _note_covered(retired, index, kind, region, full, candidates)
         for index, kind, covered in retired.values():
             index.retire(kind, covered)
-        for root, kind, entry in added:
-            index = live.get(root)
+        for root_id, region, box, _, write in accesses:
+            index = live.get(root_id)
             if index is None:
-                index = live[root] = _LiveIndex()
-            index.add(kind, entry)
-    return found
+                index = live[root_id] = _LiveIndex()
+            index.add(int(write), (j, region, box))
+
+
+class _Described:
+    """Each op's accesses as ``(id(root), region, box, full, write)``, with the region, its
+    constant box (or None) and whether it is the whole root computed once per operand value
+    (a block reuses a few buffers many times)."""
+
+    def __init__(self) -> None:
+        self.values: dict[int, tuple] = {}   # id(value) -> (value kept alive, description)
+        self.regions: dict[SSAValue, Region] = {}
+        self.by_region: dict[int, tuple] = {}  # id(region) -> (region kept alive, description)
+
+    def accesses(self, op: Operation) -> list[tuple] | None:
+        """The accesses of ``op``, or None when its effects are unknown."""
+        pairs = tile_accesses(op)
+        if pairs is not None:
+            found = []
+            for value, write in pairs:
+                known = self.values.get(id(value))
+                if known is None:
+                    known = self.values[id(value)] = (value, self._describe(root_region(value)))
+                found.append(known[1] + (write,))
+            return found
+        effects = effects_of(op, self.regions)
+        if effects.unknown:
+            return None
+        found = []
+        for access in effects.accesses:
+            known = self.by_region.get(id(access.region))
+            if known is None:
+                known = self.by_region[id(access.region)] = (access.region,
+                                                             self._describe(access.region))
+            found.append(known[1] + (access.write,))
+        return found
+
+    @staticmethod
+    def _describe(region: Region) -> tuple:
+        dims = region.dims
+        box = None
+        if dims and all(type(d.start) is Affine and not d.start.terms for d in dims):
+            box = tuple((d.start.const, d.start.const + d.size) for d in dims)
+        full = box is not None and isinstance(region.root.type, MemRefType) and \
+            box == tuple((0, size) for size in memref_shape(region.root.type))
+        return (id(region.root), region, box, full)
 
 
 def _conflict(earlier_write: int, earlier: Region, earlier_box, write: bool, region: Region,
@@ -186,10 +230,15 @@ def _conflict(earlier_write: int, earlier: Region, earlier_box, write: bool, reg
     return WAR
 
 
-def _note_covered(retired: dict, index: _LiveIndex, kind: int, region: Region,
+def _note_covered(retired: dict, index: _LiveIndex, kind: int, region: Region, full: bool,
                   candidates: list[tuple[int, tuple]]) -> None:
-    """Add the candidates ``region`` covers to what op's writes retire, each entry once."""
-    covered = [c for c in candidates if covers(region, c[1][1])]
+    """Add the candidates ``region`` covers to what op's writes retire, each entry once
+    (a ``full`` region, the whole root, covers every constant box inside the root)."""
+    if full:
+        bounds = region.dims
+        covered = [c for c in candidates if c[1][2] is not None and _inside(c[1][2], bounds)]
+    else:
+        covered = [c for c in candidates if covers(region, c[1][1])]
     if not covered:
         return
     slot = retired.get((id(index), kind))
@@ -198,3 +247,8 @@ def _note_covered(retired: dict, index: _LiveIndex, kind: int, region: Region,
     else:  # an op writing twice into one buffer
         seen = {id(c[1]) for c in slot[2]}
         slot[2].extend(c for c in covered if id(c[1]) not in seen)
+
+
+def _inside(box, dims) -> bool:
+    """Does the constant ``box`` lie within ``[0, size)`` of every dimension?"""
+    return all(start >= 0 and end <= dim.size for (start, end), dim in zip(box, dims, strict=True))
