@@ -98,6 +98,9 @@ class _BlockReorderer:
             issue_cycles=target.issue_cycles,
             inline_units=frozenset(u.name for u in target.units.values() if u.kind == "inline"))
         self.durations: dict[Operation, int] = {}
+        # (name, ids of operand types) -> node() of a tile op without properties/attributes
+        # (its route and duration depend on nothing else)
+        self.plain: dict[tuple, tuple] = {}
 
     def block(self, block: Block, loop: scf.ForOp | None) -> int:
         """Reorder ``block`` (nested blocks first); returns its estimated cycles."""
@@ -167,6 +170,20 @@ class _BlockReorderer:
             if unit is not None:
                 return unit, target.units[unit].kind == "inline", False, self.durations[op]
             return None, False, contains_unit_work(op, target), self.durations[op]
+        if not isinstance(op, TileOp):
+            return self._routed(op)
+        if op.properties or op.attributes:  # latency, pipe, fusion group: op by op
+            return self._routed(op)
+        types = tuple(v.type for v in op.operands)
+        key = (op.name, tuple(map(id, types)))
+        known = self.plain.get(key)
+        if known is None:  # the types are kept alive with the answer, so their ids stay theirs
+            known = self.plain[key] = (self._routed(op), types)
+        return known[0]
+
+    def _routed(self, op: Operation) -> tuple[str | None, bool, bool, int]:
+        """:meth:`node` of an op without regions."""
+        target = self.target
         rule = op_route(op, target)
         cycles = op_cycles(op, target, rule) if isinstance(op, TileOp) else 0
         if rule is None or rule.unit not in target.units:

@@ -49,9 +49,12 @@ class FlagTracker:
         self.ops: list[SyncOp] = []
         self.peak: dict[Pair, int] = defaultdict(int)
         self.overflow: dict[Pair, int] = defaultdict(int)
+        self._epoch = 0  # segments started (see knowledge_stamp)
+        self._learnt: dict[str, int] = defaultdict(int)  # unit -> items added that it learnt from
         self._fresh_segment()
 
     def _fresh_segment(self) -> None:
+        self._epoch += 1
         self._need_clocks = StaticClocks()   # _required_syncs's clocks: items and flags only
         self._clocks = StaticClocks()        # _allocate's clocks: items and waits
         self._seq: dict[int, tuple[str, int]] = {}
@@ -95,8 +98,10 @@ class FlagTracker:
                            self._need_clocks, self.pipelined)
         for need in needs:
             self._consumer_side(need, j)
+        self._learnt[item.unit] += 1
         if item.inline or any(need.kind == BARRIER_ALL for need in needs):
             self._now = None  # the issuer learnt something: every unit's view may change
+            self._learnt[StaticClocks.ISSUER] += 1
         self._snap[j] = self._clocks.tick(item.unit, item.inline)
         after = self._need_clocks.tick(item.unit, item.inline)
         self._seq[j] = (item.unit, after[item.unit])
@@ -180,6 +185,26 @@ class FlagTracker:
                 found[pair] = (self.held(pair), self.pending(pair))
         self._stale.clear()
         return found
+
+    def state(self, pair: Pair) -> tuple[int, int]:
+        """``(ids held, pending producers)`` of ``pair`` now: :meth:`held` and :meth:`pending`
+        as :meth:`pressure` keeps them."""
+        return self._components().get(pair, (0, 0))
+
+    def pending_pairs(self) -> list[tuple[Pair, int]]:
+        """``(pair, position of its latest pending producer)`` for each pair with pending
+        producers (cached until the state changes)."""
+        found = self._cache.get("pending")
+        if found is None:
+            found = self._cache["pending"] = [
+                (pair, self._declared_at[pair][-1])
+                for pair, (_, pending) in self._components().items() if pending]
+        return found
+
+    def knowledge_stamp(self, unit: str | None) -> tuple[int, int, int]:
+        """Changes whenever what ``unit`` (or the issuer) knows may have changed: until then
+        :meth:`flags_needed` gives the same answer for the same item and producers."""
+        return (self._epoch, self._learnt[unit], self._learnt[StaticClocks.ISSUER])
 
     def held(self, pair: Pair, knowledge: dict[str, int] | None = None) -> int:
         """Ids of ``pair`` whose wait its source unit does not know (yet)."""
@@ -289,6 +314,6 @@ class FlagTracker:
 
     def latest_pending(self, pair: Pair) -> int | None:
         """Position of the last pending producer of ``pair`` (its consumer covers them all)."""
-        if self.pending(pair):
+        if self.state(pair)[1]:
             return self._declared_at[pair][-1]
         return None

@@ -114,6 +114,7 @@ class EventListScheduler:
         self.order: list[int] = []
         self.position: dict[int, int] = {}
         self.producers: dict[int, list[int]] = {}  # ready node -> latest producer per unit
+        self.flags: dict[int, tuple] = {}  # ready node -> (knowledge stamp, flags_needed)
         self.indegree = [len(p) for p in segment.preds]
         self.future = _producer_counts(segment)
         self.free_ready: list[int] = []
@@ -168,10 +169,9 @@ class EventListScheduler:
         found = set()
         for queue in self.ready.values():
             found.update(queue.top(CANDIDATES_PER_UNIT))
-        for pair in self.tracker.pressure():
-            position = self.tracker.latest_pending(pair)
+        for pair, position in self.tracker.pending_pairs():
             queue = self.ready.get(pair[1])
-            if position is None or queue is None:
+            if queue is None:
                 continue
             found.update(c for c in self.segment.dep_succs[self.order[position]]
                          if c in queue.members)
@@ -182,26 +182,60 @@ class EventListScheduler:
     # -------------------------------------------------------------- choosing
 
     def _pick(self) -> int | None:
+        """The candidate with the lowest key. Keys start with a cheap prefix (pacing, and for
+        speed-first variants the speed terms), so candidates are keyed in prefix order and
+        the rest are skipped once a valid key's prefix beats theirs: the same minimum."""
         current = self.tracker.pressure()
         best, best_key = None, None
-        for node in self._candidates():
-            key = self._key(node, current)
+        for prefix, node, needed in sorted(self._prefix(node) for node in self._candidates()):
+            if best_key is not None and prefix > best_key[:len(prefix)]:
+                break
+            key = self._key(node, current, prefix, needed)
             if key is not None and (best_key is None or key < best_key):
                 best, best_key = node, key
         return best
 
-    def _key(self, node: int, current: dict) -> tuple | None:
-        """The ranking key of ``node`` (lower is better), or None if strict mode forbids it."""
+    def _prefix(self, node: int) -> tuple[tuple, int, list[int] | None]:
+        """``(prefix of the key, node, flags_needed)``: what ranks ``node`` before the flag
+        pressure is previewed (see :meth:`_key`)."""
+        segment = self.segment
+        if segment.boundary[node]:
+            needed = flags = []
+        else:
+            needed = self._flags_needed(node)
+            flags = needed or []
+        premature = self.variant.paced and self._premature(node, flags)
+        if self.variant.speed_first:
+            return (premature, self._speed(node)), node, needed
+        return (premature,), node, needed
+
+    def _flags_needed(self, node: int) -> list[int] | None:
+        """:meth:`FlagTracker.flags_needed` of a ready node, kept while its unit learns nothing
+        (its producers are fixed once it is ready)."""
+        item = self.segment.items[node]
+        stamp = self.tracker.knowledge_stamp(item.unit)
+        known = self.flags.get(node)
+        if known is None or known[0] != stamp:
+            known = self.flags[node] = (stamp, self.tracker.flags_needed(item,
+                                                                         self.producers[node]))
+        return known[1]
+
+    def _speed(self, node: int) -> tuple[int, int, int]:
+        """Earliest start on its unit, longest path to the end, the unit's remaining work."""
+        return (self.timeline.earliest_start(node), -self.levels[node],
+                -self.work[self.segment.units[node]])
+
+    def _key(self, node: int, current: dict, prefix: tuple, needed: list[int] | None
+             ) -> tuple | None:
+        """The ranking key of ``node`` (lower is better), or None if strict mode forbids it.
+        ``prefix`` and ``needed`` come from :meth:`_prefix`."""
         segment, tracker = self.segment, self.tracker
         item = segment.items[node]
         producers = self.producers[node]
         if segment.boundary[node]:
             changed = {pair: int(pair in self.reserved) for pair in current}
-            needed = flags = []
         else:
-            needed = tracker.flags_needed(item, producers)
             changed = tracker.preview(item, producers, segment.consumers[node], needed)
-            flags = needed or []
         if self.enforce and self._forbidden(node, item, producers, changed, needed):
             return None
         releases = any(v < current.get(pair, 0) for pair, v in changed.items())
@@ -211,12 +245,9 @@ class EventListScheduler:
             after = dict(current)
             after.update(changed)
         events = _strategy_key(self.variant.strategy, after)
-        unit = segment.units[node]
-        speed = (self.timeline.earliest_start(node), -self.levels[node], -self.work[unit])
-        premature = self.variant.paced and self._premature(node, flags)
         if self.variant.speed_first:
-            return (premature, speed, events, node)
-        return (premature, not releases, events, speed, node)
+            return (*prefix, events, node)
+        return (*prefix, not releases, events, self._speed(node), node)
 
     def _forbidden(self, node: int, item, producers: list[int], changed: dict,
                    needed: list[int] | None) -> bool:
@@ -237,8 +268,8 @@ class EventListScheduler:
             future = self.future.get(pair, 0)
             if not future:
                 continue
-            pending = self.tracker.pending(pair)
-            budget = self.machine.limit - self.tracker.held(pair) - (pair in self.reserved)
+            held, pending = self.tracker.state(pair)
+            budget = self.machine.limit - held - (pair in self.reserved)
             if budget <= 0 or pending < ceil((pending + future) / budget):
                 return True
             if producer != self.tracker.latest_pending(pair):

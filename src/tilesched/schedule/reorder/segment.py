@@ -93,7 +93,9 @@ class Segment:
 
 
 def _sorted_unique(edges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``sorted(set(edges))`` (edges usually come sorted: then one linear check)."""
+    """``sorted(set(edges))`` (edges usually come sorted: then one linear check; a few
+    sorted runs, as the dependences followed by the order edges, merge in linear time)."""
     if all(a < b for a, b in zip(edges, edges[1:], strict=False)):
         return edges
-    return sorted(set(edges))
+    ordered = sorted(edges)
+    return ordered[:1] + [b for a, b in zip(ordered, ordered[1:], strict=False) if a != b]
