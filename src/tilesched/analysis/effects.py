@@ -65,7 +65,9 @@ def effects_of(op: Operation, regions: dict[SSAValue, Region] | None = None) -> 
                        unknown=True)
     accesses = tile_accesses(op)
     if accesses is not None:
-        return Effects([Access(_region(v, regions), write, op) for v, write in accesses])
+        reads, written = accesses
+        return Effects([Access(_region(v, regions), False, op) for v in reads]
+                       + [Access(_region(written, regions), True, op)])
     if isinstance(op, _PURE_TILE) or op.name.startswith("sync.") or isinstance(op, memref.AllocOp):
         return Effects()
     if isinstance(op, memref.DeallocOp):
@@ -81,12 +83,13 @@ def effects_of(op: Operation, regions: dict[SSAValue, Region] | None = None) -> 
     return Effects()
 
 
-def tile_accesses(op: Operation) -> list[tuple[SSAValue, bool]] | None:
-    """``(operand, written)`` of a tile op other than ``tile.call``: it reads every memref
-    operand but the last and writes the last; None for any other op (see :func:`effects_of`)."""
+def tile_accesses(op: Operation) -> tuple[list[SSAValue], SSAValue] | None:
+    """``(operands read, operand written)`` of a tile op other than ``tile.call``: it reads
+    every memref operand but the last and writes the last; None for any other op (see
+    :func:`effects_of`)."""
     if not isinstance(op, TileOp) or isinstance(op, CallOp):
         return None
-    return [(v, False) for v in op.read_operands()] + [(op.written(), True)]
+    return op.read_operands(), op.written()
 
 
 def _region(value: SSAValue, regions: dict[SSAValue, Region] | None) -> Region:

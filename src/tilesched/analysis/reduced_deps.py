@@ -113,38 +113,39 @@ def reduced_dependences(ops: list[Operation]) -> list[Dependence]:
     overlaps it, and each access is retired at most once.
     """
     found: dict[tuple[int, int, str], Region | None] = {}
-    _reduce(ops, found.setdefault)
+    _reduce(ops, lambda i, j, kind, region: found.setdefault((i, j, kind), region))
     return [Dependence(i, j, kind, "*" if kind == UNKNOWN else buffer_name(region))
             for (i, j, kind), region in sorted(found.items(), key=lambda item: item[0])]
 
 
 def reduced_edges(ops: list[Operation]) -> list[tuple[int, int]]:
     """The ``(src, dst)`` pairs of :func:`reduced_dependences`, each once, sorted."""
-    found: set[tuple[int, int]] = set()
-    _reduce(ops, None, found)
-    return sorted(found)
+    succs = _reduce(ops, None)
+    return [(i, j) for i, later in enumerate(succs) for j in later]
 
 
-def _reduce(ops: list[Operation], record, edges: set | None = None) -> None:
-    """Find the reduced dependences: ``record((src, dst, kind), region)`` for each (the later
-    access's region, None for unknown effects), or, without ``record``, each ``(src, dst)``
-    into ``edges``."""
+def _reduce(ops: list[Operation], record) -> list[list[int]]:
+    """Find the reduced dependences: ``record(src, dst, kind, region)`` for each (the later
+    access's region, None for unknown effects), or, without ``record``, the successors of
+    each op, each once and ascending (edges come out sorted without sorting them)."""
     live: dict[int, _LiveIndex] = {}  # id(root) -> its live accesses
     described = _Described()
     last_unknown: int | None = None
     since_unknown: list[int] = []
+    succs: list[list[int]] = [[] for _ in ops] if record is None else []
     for j, op in enumerate(ops):
         accesses = described.accesses(op)
         if accesses is None:  # unknown effects: ordered after everything, before everything
             for i in since_unknown + ([last_unknown] if last_unknown is not None else []):
-                record((i, j, UNKNOWN), None) if record else edges.add((i, j))
+                record(i, j, UNKNOWN, None) if record else succs[i].append(j)
             last_unknown, since_unknown = j, []
             live.clear()
             continue
         if not accesses:
             continue
+        sources: set[int] = set()  # edges-only: the sources of j's edges
         if last_unknown is not None:
-            record((last_unknown, j, UNKNOWN), None) if record else edges.add((last_unknown, j))
+            record(last_unknown, j, UNKNOWN, None) if record else sources.add(last_unknown)
         since_unknown.append(j)
         retired: dict[tuple[int, int], tuple[_LiveIndex, int, list]] = {}
         for root_id, region, box, full, write in accesses:
@@ -158,9 +159,9 @@ def _reduce(ops: list[Operation], record, edges: set | None = None) -> None:
                     if conflict is None:
                         continue
                     if record:
-                        record((i, j, conflict), region)
+                        record(i, j, conflict, region)
                     else:
-                        edges.add((i, j))
+                        sources.add(i)
                 if write:
                     _note_covered(retired, index, kind, region, full, candidates)
         for index, kind, covered in retired.values():
@@ -170,6 +171,9 @@ def _reduce(ops: list[Operation], record, edges: set | None = None) -> None:
             if index is None:
                 index = live[root_id] = _LiveIndex()
             index.add(int(write), (j, region, box))
+        for i in sources:
+            succs[i].append(j)
+    return succs
 
 
 class _Described:
@@ -178,7 +182,7 @@ class _Described:
     (a block reuses a few buffers many times)."""
 
     def __init__(self) -> None:
-        self.values: dict[int, tuple] = {}   # id(value) -> (value kept alive, description)
+        self.values: dict[int, tuple] = {}   # id(value) -> see _value
         self.regions: dict[SSAValue, Region] = {}
         self.by_region: dict[int, tuple] = {}  # id(region) -> (region kept alive, description)
 
@@ -186,12 +190,10 @@ class _Described:
         """The accesses of ``op``, or None when its effects are unknown."""
         pairs = tile_accesses(op)
         if pairs is not None:
-            found = []
-            for value, write in pairs:
-                known = self.values.get(id(value))
-                if known is None:
-                    known = self.values[id(value)] = (value, self._describe(root_region(value)))
-                found.append(known[1] + (write,))
+            reads, written = pairs
+            values = self.values
+            found = [(values.get(id(v)) or self._value(v))[1] for v in reads]
+            found.append((values.get(id(written)) or self._value(written))[2])
             return found
         effects = effects_of(op, self.regions)
         if effects.unknown:
@@ -204,6 +206,12 @@ class _Described:
                                                              self._describe(access.region))
             found.append(known[1] + (access.write,))
         return found
+
+    def _value(self, value: SSAValue) -> tuple:
+        """``(value kept alive, its read access, its write access)``, remembered."""
+        described = self._describe(root_region(value))
+        known = self.values[id(value)] = (value, described + (False,), described + (True,))
+        return known
 
     @staticmethod
     def _describe(region: Region) -> tuple:
