@@ -38,6 +38,7 @@ from tilesched.analysis.dependence import (
     loop_carried_dependences,
 )
 from tilesched.analysis.effects import effects_of
+from tilesched.analysis.fusion_cost import span_units
 from tilesched.analysis.multibuffer import accesses_by_root, single_buffer_reason
 from tilesched.analysis.units import op_cycles as tile_op_cycles
 from tilesched.analysis.units import op_route, region_cycles, region_unit
@@ -76,7 +77,8 @@ class ModuloSchedulePass(TilePass):
     def schedule_loop(self, loop: scf.ForOp, env: TileContext) -> dict:
         """Schedule one loop body and annotate it; returns a report for the remarks."""
         nodes = _tile_nodes(loop, env.target)
-        graph = build_loop_graph(loop, nodes, env.target, self.slots)
+        spans = fused_spans(loop, nodes)  # a fused span is one node: one stage, consecutive orders
+        graph = build_loop_graph(loop, nodes, env.target, self.slots, spans)
         try:
             result = modulo_schedule(graph, max_ii=self.max_ii,
                                      max_stages=self.num_stages)
@@ -92,7 +94,7 @@ class ModuloSchedulePass(TilePass):
             exact = exact_min_ii(graph, upper=ii, time_limit=10.0, workers=2)
             if exact.ii is not None and exact.ii < ii and exact.starts:
                 starts, ii, method = exact.starts, exact.ii, "exact"
-        annotate(loop, nodes, starts, ii, env.target)
+        annotate(loop, nodes, starts, ii, env.target, spans)
         return {"scheduled": True, "ii": ii, "mii": result.mii, "stages": max(
             starts.values(), default=0) // ii + 1, "method": method}
 
@@ -129,6 +131,13 @@ def _tile_nodes(loop: scf.ForOp, target: Target) -> dict[int, Operation]:
     return {i: op for i, op in enumerate(body_ops(loop.body.block)) if _unit(op, target)}
 
 
+def fused_spans(loop: scf.ForOp, nodes: dict[int, Operation]) -> dict[int, list[int]]:
+    """Fused spans of the body (``tile.fusion_group``): first index -> member indices. Each is
+    scheduled as one node so ``software-pipeline`` keeps it whole (docs/fuse-tiles.md)."""
+    units = span_units(body_ops(loop.body.block))
+    return {u[0]: u for u in units if len(u) > 1 and all(i in nodes for i in u)}
+
+
 def op_cycles(op: Operation, target: Target) -> int:
     """The op's duration: its ``latency`` property, else the target's latency model; a
     conditional lasts as long as its longer branch."""
@@ -138,23 +147,30 @@ def op_cycles(op: Operation, target: Target) -> int:
 
 
 def build_loop_graph(loop: scf.ForOp, nodes: dict[int, Operation], target: Target,
-                     slots: int) -> ScheduleGraph:
-    """The scheduling graph of a loop body (see the module docstring)."""
+                     slots: int, spans: dict[int, list[int]] | None = None) -> ScheduleGraph:
+    """The scheduling graph of a loop body (see the module docstring); each fused span is one
+    node (named by its first op) lasting as long as its members together."""
+    spans = spans or {}
+    head = {i: first for first, members in spans.items() for i in members}
     graph = ScheduleGraph()
     for unit in sorted({_unit(op, target) for op in nodes.values()}):
         graph.add_resource(unit, 1)
     for i, op in nodes.items():
-        cycles = op_cycles(op, target)
+        if head.get(i, i) != i:
+            continue
+        cycles = sum(op_cycles(nodes[m], target) for m in spans.get(i, [i]))
         graph.add_node(f"n{i}", _unit(op, target), latency=cycles, occupancy=cycles, name=op.name)
     ops = body_ops(loop.body.block)
     for dep in block_dependences(ops):
-        if dep.src in nodes and dep.dst in nodes:
-            graph.add_edge(f"n{dep.src}", f"n{dep.dst}")
+        src, dst = head.get(dep.src, dep.src), head.get(dep.dst, dep.dst)
+        if src in nodes and dst in nodes and src != dst:
+            graph.add_edge(f"n{src}", f"n{dst}")
     all_ops = list(loop.body.block.ops)
     index = {id(op): i for i, op in enumerate(ops)}
     relaxable = _multibuffered_names(loop, all_ops)
     for dep in loop_carried_dependences(loop):
         src, dst = index.get(id(all_ops[dep.src])), index.get(id(all_ops[dep.dst]))
+        src, dst = head.get(src, src), head.get(dst, dst)
         if src in nodes and dst in nodes:
             distance = dep.distance
             if dep.kind in ("WAR", "WAW") and dep.buffer in relaxable:
@@ -176,12 +192,16 @@ def _multibuffered_names(loop: scf.ForOp, ops: list[Operation]) -> set[str]:
 
 
 def annotate(loop: scf.ForOp, nodes: dict[int, Operation], starts: dict[str, int], ii: int,
-             target: Target) -> None:
-    """Write tile.stage / tile.order / tile.async on the ops and tile.ii on the loop."""
-    ranked = sorted(nodes, key=lambda i: (starts[f"n{i}"] % ii, starts[f"n{i}"], i))
-    for order, i in enumerate(ranked):
+             target: Target, spans: dict[int, list[int]] | None = None) -> None:
+    """Write tile.stage / tile.order / tile.async on the ops and tile.ii on the loop (the
+    members of a fused span share its stage and take consecutive orders)."""
+    spans = spans or {}
+    heads = [i for i in nodes if f"n{i}" in starts]
+    ranked = sorted(heads, key=lambda i: (starts[f"n{i}"] % ii, starts[f"n{i}"], i))
+    expanded = [(m, starts[f"n{i}"]) for i in ranked for m in spans.get(i, [i])]
+    for order, (i, start) in enumerate(expanded):
         op = nodes[i]
-        op.attributes[STAGE] = IntegerAttr(starts[f"n{i}"] // ii, i64)
+        op.attributes[STAGE] = IntegerAttr(start // ii, i64)
         op.attributes[ORDER] = IntegerAttr(order, i64)
         if target.units[_unit(op, target)].kind == "async":
             op.attributes[ASYNC] = UnitAttr()

@@ -7,10 +7,10 @@ an order without a group, repeated orders in a group, members of different itera
 last-use flags of the wrong length or set on the written operand.
 
 :func:`refresh_fusion_groups` is what a pass that moves or copies ops calls at its end: every
-maximal run of consecutive ops of one group that holds all of the group's orders becomes a group
-with a fresh id (a copy made by software pipelining is a group of its own), every other op of a
-broken group loses its annotations, and the last-use flags are recomputed for the program as it
-now is.
+maximal run of consecutive ops of one group (pure ops a pass placed between members are moved
+before it) that holds all of the group's orders becomes a group with a fresh id (a copy made by
+software pipelining is a group of its own), every other op of a broken group loses its
+annotations, and the last-use flags are recomputed for the program as it now is.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, Modul
 from xdsl.ir import Block, Operation
 
 from tilesched.analysis.fusion_liveness import function_liveness
-from tilesched.analysis.fusion_semantics import COMPUTE, op_semantics
+from tilesched.analysis.fusion_semantics import COMPUTE, PURE, op_semantics
 from tilesched.diagnostics import TileschedError
 from tilesched.ir.blocks import functions
 from tilesched.ir.text import location_of
@@ -121,14 +121,28 @@ def mark_last_use(function: func.FuncOp) -> None:
 
 
 def runs(block: Block) -> list[list[Operation]]:
-    """Maximal runs of consecutive ops of ``block`` with the same fusion group."""
+    """Maximal runs of consecutive ops of ``block`` with the same fusion group. A pure op
+    between two members (a slot or index arithmetic a pass emitted there) is moved before the
+    run, where ``fuse-tiles`` puts them; any other op ends the run."""
     found: list[list[Operation]] = []
-    for op in block.ops:
+    current: list[Operation] | None = None
+    between: list[Operation] = []
+    for op in list(block.ops):
         group = group_id(op)
-        if group is not None and found and group_id(found[-1][-1]) == group:
-            found[-1].append(op)
-        elif group is not None:
-            found.append([op])
+        if group is None:
+            if current is not None and op_semantics(op).kind == PURE:
+                between.append(op)
+            else:
+                current, between = None, []
+        elif current is not None and group_id(current[-1]) == group:
+            for pure in between:
+                pure.detach()
+                block.insert_op_before(pure, current[0])
+            between = []
+            current.append(op)
+        else:
+            current, between = [op], []
+            found.append(current)
     return found
 
 
