@@ -152,3 +152,11 @@ def test_a_group_that_cannot_be_contiguous_is_split_into_convex_runs():
     # two groups crossing each other: the later one is dissolved
     kept, _ = split_until_contiguous(4, [(0, 3), (1, 2)], [[0, 2], [1, 3]])
     assert len(kept) == 1
+
+
+def test_improvement_lets_a_node_the_beam_left_alone_join_a_group():
+    rng = random.Random(4)  # a graph where the narrowest beam leaves such a node alone
+    graph = random_graph(rng, rng.randint(6, 14))
+    solved = exact_plan(graph, seconds=10)
+    assert solved.optimal
+    assert plan_segment(graph, beam=1).cost == solved.cost

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from tilesched.schedule.fusion.cost import group_cost, plan_cost
 from tilesched.schedule.fusion.graph import FusionGraph
 
-BEAM = 6
+BEAM = 24
 MAX_COMPONENT = 48
 IMPROVE_ROUNDS = 4
 
@@ -315,14 +315,15 @@ class _ComponentSearch:
         return state
 
     def best_move(self, state: _State, node: int) -> _State | None:
-        """The cheapest of: ``node`` leaves its group, or joins a neighbouring group."""
+        """The cheapest of: ``node`` leaves its group, or joins a neighbouring group (a node
+        alone can only join one)."""
         home = state.labels[self.index[node]]
         rest = tuple(m for m in state.members[home] if m != node)
-        if not rest or not self.connected(rest):
+        if rest and not self.connected(rest):
             return None
         targets = {state.labels[self.index[n]] for n in self.adjacent[node]} - {home}
         best = None
-        for target in [None, *sorted(targets)]:
+        for target in [*([None] if rest else []), *sorted(targets)]:
             candidate = self.move(state, node, home, rest, target)
             if candidate is not None and candidate.cost < (best or state).cost:
                 best = candidate
@@ -338,14 +339,14 @@ class _ComponentSearch:
         if len(joined) > 1 and not self.feasible(joined, others + ([rest] if len(rest) > 1 else [])):
             return None
         members = {k: ms for k, ms in state.members.items() if k not in (home, target)}
-        members[rest[0]] = rest
-        members[joined[0]] = joined
         labels = list(state.labels)
         for group in (rest, joined):
-            for m in group:
-                labels[self.index[m]] = group[0]
-        cost = state.cost - self.planner.cost(state.members[home]) + self.planner.cost(rest) \
-            + self.planner.cost(joined) \
+            if group:
+                members[group[0]] = group
+                for m in group:
+                    labels[self.index[m]] = group[0]
+        cost = state.cost - self.planner.cost(state.members[home]) + self.planner.cost(joined) \
+            + (self.planner.cost(rest) if rest else 0) \
             - (self.planner.cost(state.members[target]) if target is not None else 0)
         return _State(tuple(labels), members, cost)
 

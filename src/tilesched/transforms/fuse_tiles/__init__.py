@@ -55,7 +55,7 @@ class FuseTilesPass(TilePass):
 
     planner: str = option("search", "search: cost-guided beam search; greedy: the plain greedy "
                           "baseline", choices=("search", "greedy"))
-    beam: int = option(6, "plans the search keeps per step", low=1, high=64)
+    beam: int = option(24, "plans the search keeps per step", low=1, high=64)
     exact: bool = option(False, "also plan segments of at most exact-size fusible ops with CP-SAT")
     exact_size: int = option(32, "largest segment (fusible ops) planned exactly", low=2, high=64)
     exact_seconds: int = option(10, "CP-SAT time limit per segment", low=1, high=3600)
