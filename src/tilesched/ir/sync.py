@@ -210,3 +210,19 @@ def make_wait_group(queue: int, pending: int) -> WaitGroupOp:
 
 def make_local_barrier() -> BarrierOp:
     return BarrierOp.create(properties={"local": UnitAttr()})
+
+
+def make_barrier(local: bool = False) -> BarrierOp:
+    return BarrierOp.create(properties={"local": UnitAttr()} if local else {})
+
+
+def make_cond_barrier(group: str) -> CondBarrierOp:
+    return CondBarrierOp.create(properties={"group": StringAttr(group)})
+
+
+def make_setprio(priority: int) -> SetPrioOp:
+    return SetPrioOp.create(properties={"priority": IntegerAttr(priority, i64)})
+
+
+def make_sched_barrier() -> SchedBarrierOp:
+    return SchedBarrierOp.create()

@@ -34,6 +34,7 @@ PASS_MODULES = {
     "modulo-schedule": "tilesched.transforms.modulo_schedule",
     "software-pipeline": "tilesched.transforms.software_pipeline",
     "reorder-events": "tilesched.transforms.reorder_events",
+    "warp-pipeline": "tilesched.transforms.warp_pipeline",
     "insert-sync": "tilesched.transforms.insert_sync",
     "emit-cpp": "tilesched.transforms.emit_cpp",
 }

@@ -10,7 +10,8 @@ keeping the set of LDS accesses since the last barrier; a conditional's set is
 the union of its branches'; a loop body's entry set is the union of the set
 before the loop and the set at the end of the body, iterated to a fixed point.
 Barriers are placed only where a conflict exists, so there are as few as the
-walk allows.
+walk allows. A warp-pipelined span (``analysis/warp_regions.py``) is left as it
+is: nothing goes inside, and its accesses stay pending after it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from xdsl.ir import Block
 from tilesched.analysis.dependence import kind_of
 from tilesched.analysis.effects import Access, effects_of
 from tilesched.analysis.units import unit_kind
+from tilesched.analysis.warp_regions import span_accesses, warp_span_end
 from tilesched.ir.blocks import body_ops, insert_before
 from tilesched.ir.sync import make_local_barrier
 from tilesched.target.model import Target
@@ -34,8 +36,14 @@ def sync_barriers(block: Block, target: Target) -> None:
 
 
 def _walk(block: Block, pending: Pending, target: Target, apply: bool) -> Pending:
-    for op in body_ops(block):
-        if isinstance(op, scf.ForOp):
+    ops, skip = body_ops(block), 0
+    for index, op in enumerate(ops):
+        if index < skip:
+            continue
+        end = warp_span_end(ops, index)
+        if end is not None:
+            pending, skip = _warp_span(ops[index:end + 1], pending, target, apply), end + 1
+        elif isinstance(op, scf.ForOp):
             pending = _walk_loop(op, pending, target, apply)
         elif op.regions:
             exits = [_walk(inner, pending, target, apply)
@@ -54,6 +62,16 @@ def _walk(block: Block, pending: Pending, target: Target, apply: bool) -> Pendin
             if unit_kind(op, target)[1] == "lds":
                 pending = pending + accesses  # completes only at the next local barrier
     return pending
+
+
+def _warp_span(span: list, pending: Pending, target: Target, apply: bool) -> Pending:
+    """A warp-pipelined span: a local barrier before it if it conflicts with pending accesses."""
+    accesses = span_accesses(span, target)
+    if _conflicts(accesses, pending):
+        if apply:
+            insert_before(span[0], [make_local_barrier()])
+        pending = ()
+    return pending + accesses
 
 
 def _walk_loop(loop: scf.ForOp, pending: Pending, target: Target, apply: bool) -> Pending:

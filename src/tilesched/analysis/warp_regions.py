@@ -1,0 +1,47 @@
+"""Warp-pipelined regions in lowered code, as other passes must see them.
+
+``warp-pipeline`` brackets each pipeline (or chain of back-to-back pipelines) of a block between
+the high group's ``sync.cond_barrier`` (the phase shift) and the low group's (the reconvergence).
+Between the two the groups run one stage apart, so a barrier inserted there by another pass would
+break the pairing of barriers: passes such as ``insert-sync`` treat the span as a unit, add
+nothing inside it, and assume that everything it accessed may still be in flight after it (the
+high group still runs the last stage when the low group has left the span).
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+
+from tilesched.analysis.effects import Access, effects_of
+from tilesched.analysis.stage_dependences import PRIVATE_SPACES
+from tilesched.analysis.units import unit_kind
+from tilesched.ir.types import memory_space
+from tilesched.target.model import Target
+
+
+def is_cond_barrier(op: Operation, group: str) -> bool:
+    group_attr = op.properties.get("group") if op.name == "sync.cond_barrier" else None
+    return group_attr is not None and group_attr.data == group
+
+
+def warp_span_end(ops: list[Operation], start: int) -> int | None:
+    """If ``ops[start]`` opens a warp-pipelined span (the high group's ``cond_barrier``), the
+    index of the low group's ``cond_barrier`` that closes it; else None."""
+    if not is_cond_barrier(ops[start], "high"):
+        return None
+    for end in range(start + 1, len(ops)):
+        if is_cond_barrier(ops[end], "low"):
+            return end
+    return None
+
+
+def span_accesses(span: list[Operation], target: Target) -> tuple[Access, ...]:
+    """What a span leaves possibly unfinished or unordered for the code after it: every access
+    of an op on an LDS unit, and every access of other ops to memory both groups share."""
+    out = []
+    for op in span:
+        for access in effects_of(op).accesses:
+            lds = unit_kind(access.op, target)[1] == "lds"
+            if lds or memory_space(access.region.root.type) not in PRIVATE_SPACES:
+                out.append(access)
+    return tuple(out)
