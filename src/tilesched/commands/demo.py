@@ -2,10 +2,12 @@
 
 Each row is one pipeline applied to the kernel as written: the program as written (no sync:
 the simulator must find its races), a naive synchronization (one flag per dependence,
-serialized loops), then tilesched's passes as they become available. Every row is
+serialized loops), then tilesched's passes that apply to the target. Every row is
 simulated on the target (cycles, lower bound, sync ops executed, peak live events per
 unit pair, races, fused spans executed) and checked with ``equiv`` against the kernel as
-written. Without ``--kernel``, a second table shows tile fusion on the softmax example.
+written. Without ``--kernel``, an AMD section follows (the double-buffered LDS GEMM,
+unpipelined with insert-sync and warp-pipelined), then a table of tile fusion on the softmax
+example.
 """
 
 from __future__ import annotations
@@ -41,7 +43,10 @@ FLOWS = [
     ("fuse-tiles, reorder-events, insert-sync", "fuse-tiles,reorder-events,insert-sync"),
     ("modulo-schedule, software-pipeline, insert-sync",
      "modulo-schedule,software-pipeline,insert-sync"),
+    ("warp-pipeline, insert-sync", "warp-pipeline,insert-sync"),
 ]
+# Without --kernel: the default kernel, then this one (the AMD section: warp pipelining).
+AMD_SECTION = "amd_gemm"
 
 
 @dataclass
@@ -71,8 +76,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "races, equivalence with the kernel as written). Exit 1 if a synchronized "
                     "row is faulty.")
     parser.add_argument("--kernel", default=None, choices=example_names(),
-                        help="bundled example to run (default: ascend_gemm, then fusion on "
-                             "ascend_softmax)")
+                        help="bundled example to run (default: ascend_gemm, then amd_gemm "
+                             "and fusion on ascend_softmax)")
     parser.add_argument("--target", default=None, metavar="T",
                         help="target (default: the example's own target)")
     parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
@@ -86,11 +91,12 @@ FUSION_FLOWS = [("insert-sync", "insert-sync"), ("fuse-tiles, insert-sync", "fus
 def run(args: argparse.Namespace) -> int:
     results = [_demo(args.kernel or "ascend_gemm", args.target)]
     if args.kernel is None:
+        results.append(_demo(AMD_SECTION, None, title="warp pipelining"))
         results.append(_demo(FUSION_KERNEL, args.target, FUSION_FLOWS, "tile fusion"))
     if args.json:
         data = results[0][0]
         if len(results) > 1:
-            data["fusion"] = results[1][0]
+            data["amd"], data["fusion"] = results[1][0], results[2][0]
         print(json.dumps(data, indent=2))
     else:
         print("\n".join(text for _, text, _ in results), end="")
@@ -106,11 +112,12 @@ def _demo(kernel: str, target_name: str | None, flows: list | None = None, title
     verify_module(original, target)
     reference = lower_module(original, target)
     passes = available_passes()
+    facts = program_facts(original)
     flows = [(label, pipeline) for label, pipeline in flows or FLOWS
-             if _flow_available(pipeline, passes) and passes_apply(pipeline, passes, target)
+             if _flow_available(pipeline, passes, target, facts)
              and not ("naive" in pipeline and target.sync != "flags")]  # naive: flag targets only
-    default = format_pipeline(default_passes(target, program_facts(original)))
-    if title == "" and default not in [pipeline for _, pipeline in flows]:
+    default = format_pipeline(default_passes(target, facts))
+    if title != "tile fusion" and default not in [pipeline for _, pipeline in flows]:
         flows.append(("default pipeline", default))  # the baseline `tilesched tune` beats
     rows = [_run_flow(label, pipeline, source, target, reference) for label, pipeline in flows]
     data = {"kernel": example.name, "target": target.name, "rows": [r.to_json() for r in rows]}
@@ -119,14 +126,21 @@ def _demo(kernel: str, target_name: str | None, flows: list | None = None, title
     return data, _table(example, target.name, rows, title), ok
 
 
-def passes_apply(pipeline: str, passes: dict, target) -> bool:
-    """Does every pass of ``pipeline`` act on ``target`` (fuse-tiles needs a fused-span unit)?"""
-    return all(passes[name.split("{")[0]].applies_to(target) for name in pipeline.split(",") if name)
-
-
-def _flow_available(pipeline: str, passes: dict) -> bool:
+def _flow_available(pipeline: str, passes: dict, target, facts: frozenset[str]) -> bool:
+    """Every pass exists, applies to the target (fuse-tiles needs a fused-span unit), and has
+    something to act on."""
     names = [p.split("{")[0] for p in pipeline.split(",") if p]
-    return all(name in passes for name in names)
+    if not all(name in passes for name in names):
+        return False
+    return all(passes[n].applies_to(target) and (passes[n].role == "required"
+               or passes[n].acts_on(facts | _provided(names, passes))) for n in names)
+
+
+def _provided(names: list[str], passes: dict) -> frozenset[str]:
+    out: frozenset[str] = frozenset()
+    for name in names:
+        out = out | passes[name].provides
+    return out
 
 
 def _run_flow(label: str, pipeline: str, source: str, target, reference) -> Row:

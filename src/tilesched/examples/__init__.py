@@ -44,7 +44,8 @@ EXAMPLES: tuple[Example, ...] = (
             "attention epilogue on V: O / l + bias + residual, cast to f16"),
     Example("cuda_gemm", "cuda-sm80", "GEMM loop with cp.async global->shared loads"),
     Example("cuda_attention", "cuda-sm80", "attention: cp.async Q blocks, Q K^T, softmax, P V"),
-    Example("amd_gemm", "amd-gfx950", "LDS GEMM loop split into warp-pipeline stages"),
+    Example("amd_gemm", "amd-gfx950", "double-buffered LDS GEMM loop in three warp-pipeline stages"),
+    Example("amd_attention", "amd-gfx950", "attention-like loop over K/V blocks in four warp-pipeline stages"),
 )
 
 

@@ -172,8 +172,17 @@ class _Structure(_KernelBase):
         return {T.FUSION_GROUP: IntegerAttr(group, i64), T.FUSION_ORDER: IntegerAttr(order, i64)}
 
     @contextlib.contextmanager
-    def stage(self, stage: int) -> Iterator[None]:
-        """Give ``tile.stage = stage`` to every op emitted in the block that sets none itself."""
+    def stage(self, stage: int | str, priority: int | None = None) -> Iterator[None]:
+        """``with k.stage(S):`` gives ``tile.stage = S`` to every op in the block that sets none
+        itself (software pipelining). ``with k.stage("label", priority=P):`` makes the block's
+        ops one warp-pipeline stage: a ``tile.stage_border`` closes it on exit (inside a Python
+        loop, consecutive stages form a flat pipeline)."""
+        if isinstance(stage, str):
+            with self._warp_stage(stage, priority):
+                yield
+            return
+        if priority is not None:
+            raise _error("priority= belongs to warp-pipeline stages: k.stage(\"label\", priority=P)")
         self._annotations(stage, None, False)  # validates
         saved = self._defaults.get("stage")
         self._defaults["stage"] = stage
@@ -181,3 +190,17 @@ class _Structure(_KernelBase):
             yield
         finally:
             self._defaults["stage"] = saved
+
+    @contextlib.contextmanager
+    def _warp_stage(self, label: str, priority: int | None) -> Iterator[None]:
+        if self._defaults.get("warp_stage") is not None:
+            raise _error(f"warp-pipeline stage '{label}' inside stage "
+                         f"'{self._defaults['warp_stage']}': stages cannot be nested")
+        if not label:
+            raise _error("a warp-pipeline stage needs a non-empty label")
+        self._defaults["warp_stage"] = label
+        try:
+            yield
+        finally:
+            self._defaults["warp_stage"] = None
+        self.stage_border(label, priority)

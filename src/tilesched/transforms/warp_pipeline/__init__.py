@@ -86,7 +86,8 @@ class WarpPipelinePass(TilePass):
         reqs = pipeline_requirements(pipeline, ctx.target)
         impossible = [r for r in reqs if not r.feasible]
         if impossible:
-            error = conflict_error(pipeline, min(impossible, key=lambda r: (r.distance, r.src)))
+            first = min(impossible, key=lambda r: (r.distance, r.src))
+            error = conflict_error(pipeline, first, hint=self.on_conflict == "error")
             if self.on_conflict == "error":
                 raise error
             ctx.warn(f"{error.message}; left unpipelined (on-conflict=plain)", error.loc)

@@ -47,8 +47,9 @@ def local_slots(pipeline: Pipeline, reqs: list[Requirement], placement: str) -> 
     return chosen | set(existing_local(pipeline))
 
 
-def conflict_error(pipeline: Pipeline, req: Requirement) -> TileschedError:
-    """The located error for a requirement no barrier placement can meet."""
+def conflict_error(pipeline: Pipeline, req: Requirement, hint: bool = True) -> TileschedError:
+    """The located error for a requirement no barrier placement can meet (``hint``: say how
+    to leave the pipeline unpipelined instead)."""
     pair: StagePair = req.tag
     x, y = pair.x, pair.y
     buf = _buffer(x)
@@ -65,8 +66,10 @@ def conflict_error(pipeline: Pipeline, req: Requirement) -> TileschedError:
         message = (f"warp-pipeline stages '{sx}' and '{sy}' both use {buf} ('{x.op.name}', "
                    f"'{y.op.name}') and run at the same time (the high group one stage behind): "
                    f"no barrier can order them; give {buf} one slot per stage in flight "
-                   f"(tile.slot with i mod N), or pass on-conflict=plain to leave this loop "
-                   f"unpipelined")
+                   f"(tile.slot with i mod N)")
+    if hint:
+        message += ("; or pass on-conflict=plain to leave this "
+                    + ("loop" if pipeline.circular else "pipeline") + " unpipelined")
     return TileschedError(message, location_of(y.op), note=_note(x.op))
 
 

@@ -10,8 +10,8 @@ A border closes a stage: the ops before it, back to the previous border, form th
 
 Sync ops may sit only *between* stages, i.e. before a stage's first op that does work or after
 its last: a ``sync.barrier`` there is that boundary's cluster barrier (one at most; a barrier at
-the top of a loop body is the wrap-around one), ``sync.wait_group``, ``sync.barrier_all`` and
-``sync.sched_barrier`` are kept there. Borders nested in a stage's regions (nested pipelines),
+the top of a loop body is the wrap-around one); a ``sync.sched_barrier`` is kept there. (The
+other sync ops an AMD target allows, ``cond_barrier`` and ``setprio``, are the pass's own.) Borders nested in a stage's regions (nested pipelines),
 other sync ops in a pipeline, sync ops inside a stage and targets without two issuer groups are
 bad input: :class:`~tilesched.diagnostics.TileschedError` at the op.
 """
@@ -29,7 +29,7 @@ from tilesched.ir.text import location_of
 from tilesched.ir.tile import SlotOp, StageBorderOp, ViewOp
 from tilesched.target.model import Target
 
-BOUNDARY_SYNC = ("sync.barrier", "sync.wait_group", "sync.barrier_all", "sync.sched_barrier")
+BOUNDARY_SYNC = ("sync.barrier", "sync.sched_barrier")
 
 
 @dataclass
@@ -73,7 +73,7 @@ class Pipeline:
         if self.loop is not None:
             return self.loop
         first = self.stages[0]
-        return first.ops[0] if first.ops else first.border
+        return next((op for op in first.ops if _does_work(op)), first.border)
 
     def last_op(self) -> Operation:
         """Where the pipeline ends in its block (the postlude goes after it)."""
@@ -209,8 +209,9 @@ def _add_boundary(pipeline: Pipeline, slot: int, ops: list[Operation]) -> None:
     for op in ops:
         if op.name not in BOUNDARY_SYNC:
             raise TileschedError(f"'{op.name}' cannot be part of a warp pipeline (only "
-                                 f"sync.barrier, sync.wait_group, sync.barrier_all and "
-                                 f"sync.sched_barrier may sit between stages)", location_of(op))
+                                 f"sync.barrier and sync.sched_barrier may sit between stages; "
+                                 f"warp-pipeline writes the phase shift and priorities itself)",
+                                 location_of(op))
         here = pipeline.boundary.setdefault(slot, [])
         if op.name == "sync.barrier" and any(o.name == "sync.barrier" for o in here):
             raise TileschedError(

@@ -1,0 +1,18 @@
+// Two barriers at one stage boundary (they would shift the groups' phase) and a sync op the pass
+// writes itself: located errors, exit 2.
+// RUN: not %tilesched opt %s -p warp-pipeline --target amd-gfx950 2>&1 | %filecheck %s
+// RUN: not %tilesched opt %s -p warp-pipeline --target amd-gfx1250 2>&1 | %filecheck %s
+// RUN: not %tilesched opt %S/Inputs/setprio_in_pipeline.mlir -p warp-pipeline --target amd-gfx950 2>&1 | %filecheck %s --check-prefix=PRIO
+// CHECK-NOT: Traceback
+// PRIO: setprio_in_pipeline.mlir:8:3: error: 'sync.setprio' cannot be part of a warp pipeline (only sync.barrier and sync.sched_barrier may sit between stages; warp-pipeline writes the phase shift and priorities itself)
+func.func @k() {
+  %x = memref.alloc() : memref<64x64xf16, "local">
+  tile.exp %x, %x : memref<64x64xf16, "local">, memref<64x64xf16, "local">
+  tile.stage_border "a"
+  sync.barrier
+  // CHECK: invalid_two_barriers.mlir:[[# @LINE + 1]]:3: error: two sync.barrier ops between stages 'a' and the next stage: a warp pipeline needs exactly one barrier per boundary (add an empty stage for a bubble)
+  sync.barrier local
+  tile.exp %x, %x : memref<64x64xf16, "local">, memref<64x64xf16, "local">
+  tile.stage_border "b"
+  func.return
+}
