@@ -65,12 +65,19 @@ class StageAccess:
     looped: bool = False
     exact: bool = True
     unknown: bool = False
+    shares: tuple = ()  # per group: what it touches (None: nothing); see :meth:`group_region`
 
     def group_region(self, group: int) -> Region | None:
         """What group ``group`` touches (None: nothing)."""
+        if self.shares:
+            return self.shares[group]
         if self.share != "share" or not self.exact:
             return self.region
         return group_share(self.region, group)
+
+    def with_shares(self) -> StageAccess:
+        """The same access with its per-group regions computed once."""
+        return replace(self, shares=tuple(self.group_region(g) for g in range(GROUPS)))
 
 
 @dataclass(frozen=True)
@@ -125,7 +132,7 @@ def _op_accesses(stage: int, top: int, top_op: Operation, target: Target) -> lis
         share = _share_rule(op, k, access.write, access.region)
         exact = op is top_op or _fixed_in(op, k, top_op)
         out.append(StageAccess(stage, (top, index), access.region, access.write, asynchronous,
-                               share, op, top, looped, exact, effects.unknown))
+                               share, op, top, looped, exact, effects.unknown).with_shares())
     return out
 
 
@@ -191,12 +198,14 @@ def stage_pairs(accesses: list[StageAccess], n: int, loop: scf.ForOp | None,
 
 def _pair(x: StageAccess, y: StageAccess, n: int, loop, limit: int) -> list[StagePair]:
     """The smallest distance per group combination at which ``x`` then ``y`` conflict."""
-    same_iteration = _before(x, y)
     combos: list[tuple[int, int] | None] = []
     if x.share != "private" and y.share != "private":
         combos += [(0, 1), (1, 0)]
     if x.asynchronous and not y.asynchronous:
         combos.append(None)  # one group's LDS op, then its own op on another unit
+    if not combos:
+        return []
+    same_iteration = _before(x, y)
     out = []
     for combo in combos:
         distance = _min_distance(x, y, combo, n, loop, limit, same_iteration)

@@ -98,8 +98,8 @@ def minimum_placement(reqs: list[Requirement], n: int, circular: bool,
     if not todo:
         return set()
     if not circular:
-        return _stab_intervals([_capped(r, n) for r in todo])
-    arcs = [(r.first % n, min(r.last - r.first + 1, n)) for r in todo]
+        return _stab_flat(todo, n)
+    arcs = _minimal_arcs({(r.first % n, min(r.last - r.first + 1, n)) for r in todo}, n)
     start, length = min(arcs, key=lambda a: a[1])
     best: set[int] | None = None
     for k in range(length):
@@ -112,11 +112,24 @@ def minimum_placement(reqs: list[Requirement], n: int, circular: bool,
     return best
 
 
-def _capped(req: Requirement, n: int) -> tuple[int, int]:
-    """A flat requirement as an interval, not reaching slot ``n`` unless it must."""
-    if req.first <= n - 1:
-        return req.first, min(req.last, n - 1)
-    return n, n
+def _minimal_arcs(arcs: set[tuple[int, int]], n: int) -> list[tuple[int, int]]:
+    """The arcs ``(start, length)`` that contain no other arc (a slot in the inner one hits the
+    outer one too, so only the inner ones constrain the choice)."""
+    ordered = sorted(arcs, key=lambda a: a[1])
+    kept: list[tuple[int, int]] = []
+    for start, length in ordered:
+        if not any((s - start) % n + ln <= length for s, ln in kept):
+            kept.append((start, length))
+    return kept
+
+
+def _stab_flat(reqs: list[Requirement], n: int) -> set[int]:
+    """Flat pipelines: slot ``n`` (an extra barrier after the last stage) only when a span holds
+    nothing else; then it also serves every span that reaches it. Any other span reaching ``n``
+    is served as well by slot ``n - 1``, so it is cut there."""
+    forced = {n} if any(r.first >= n for r in reqs) else set()
+    rest = {(r.first, min(r.last, n - 1)) for r in reqs if not (forced and r.last >= n)}
+    return forced | _stab_intervals(list(rest))
 
 
 def _stab_intervals(intervals: list[tuple[int, int]]) -> set[int]:

@@ -10,7 +10,7 @@ func.func @k() {
   tile.exp %x, %x : memref<64x64xf16, "local">, memref<64x64xf16, "local">
   tile.stage_border "a"
   sync.barrier
-  // CHECK: invalid_two_barriers.mlir:[[# @LINE + 1]]:3: error: two sync.barrier ops between stages 'a' and the next stage: a warp pipeline needs exactly one barrier per boundary (add an empty stage for a bubble)
+  // CHECK: invalid_two_barriers.mlir:[[# @LINE + 1]]:3: error: a second sync.barrier at one warp-pipeline stage boundary: a pipeline needs exactly one barrier per boundary (add an empty stage for a bubble)
   sync.barrier local
   tile.exp %x, %x : memref<64x64xf16, "local">, memref<64x64xf16, "local">
   tile.stage_border "b"

@@ -215,20 +215,10 @@ def _add_boundary(pipeline: Pipeline, slot: int, ops: list[Operation]) -> None:
         here = pipeline.boundary.setdefault(slot, [])
         if op.name == "sync.barrier" and any(o.name == "sync.barrier" for o in here):
             raise TileschedError(
-                f"two sync.barrier ops between stages {_between(pipeline, slot)}: a warp "
-                f"pipeline needs exactly one barrier per boundary (add an empty stage for a "
-                f"bubble)", location_of(op))
+                "a second sync.barrier at one warp-pipeline stage boundary: a pipeline needs "
+                "exactly one barrier per boundary (add an empty stage for a bubble)",
+                location_of(op))
         here.append(op)
-
-
-def _between(pipeline: Pipeline, slot: int) -> str:
-    n = len(pipeline.stages)
-    if pipeline.circular:
-        before = pipeline.stages[(slot - 1) % n].label if pipeline.stages else "?"
-        after = pipeline.stages[slot % n].label if slot < n and pipeline.stages else "next"
-        return f"'{before}' and '{after}'"
-    before = pipeline.stages[slot - 1].label if 0 < slot <= n else "start"
-    return f"'{before}' and the next stage"
 
 
 def _check_stages(pipeline: Pipeline) -> None:

@@ -1,0 +1,256 @@
+"""warp-pipeline on AMD targets: cycles against the unpipelined loop, local barriers against the
+anchor's rule and against the simulator's minimum, and the pass's time on a 64-stage pipeline.
+
+Section `warp` of BENCHMARKS.md: `python benchmarks/run_all.py warp`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import time
+
+import figures
+from xdsl.dialects.builtin import UnitAttr
+
+from tilesched.analysis.warp_regions import warp_span_end
+from tilesched.examples import example_path
+from tilesched.ir import parse_text, print_module
+from tilesched.ir.blocks import body_ops
+from tilesched.sim.engine import simulate
+from tilesched.sim.functional import equivalent
+from tilesched.sim.lower import lower_module
+from tilesched.target import load_target
+from tilesched.transforms.pass_base import TileContext
+from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
+
+TARGETS = ("amd-gfx950", "amd-gfx1250")
+T = 'memref<64x64xf16, "{}">'
+L, R, G = T.format("LDS"), T.format("local"), T.format("global")
+L2, G4 = 'memref<2x64x64xf16, "LDS">', 'memref<4x64x64xf16, "global">'
+
+
+def _apply(text: str, pipeline: str, target):
+    module = parse_text(text, "bench.mlir")
+    ctx = TileContext(target)
+    run_pipeline(module, parse_pass_pipeline(pipeline), ctx)
+    return parse_text(print_module(module), "bench.mlir")
+
+
+def _cluster_barriers(module) -> list:
+    """The sync.barrier ops between the groups' cond_barriers (the pipelines' cluster barriers)."""
+    found = []
+    for block in (b for op in module.walk() for r in op.regions for b in r.blocks):
+        ops = body_ops(block)
+        for start in range(len(ops)):
+            end = warp_span_end(ops, start)
+            if end is not None:
+                for op in ops[start + 1:end]:
+                    found += [inner for inner in op.walk() if inner.name == "sync.barrier"]
+    return found
+
+
+def _locals(module) -> int:
+    return sum("local" in b.properties for b in _cluster_barriers(module))
+
+
+def example_rows() -> list[str]:
+    rows = ["| kernel | target | unpipelined (insert-sync) | warp-pipeline | ratio | local barriers "
+            "(minimum / anchor's rule) | race-free, equivalent |",
+            "|---|---|---:|---:|---:|---|---|"]
+    for name in ("amd_gemm", "amd_attention"):
+        text = example_path(name).read_text()
+        for target_name in TARGETS:
+            target = load_target(target_name)
+            reference = lower_module(parse_text(text, "ref.mlir"), target)
+            plain = simulate(lower_module(_apply(text, "insert-sync", target), target))
+            piped_module = _apply(text, "warp-pipeline,insert-sync", target)
+            trace = lower_module(piped_module, target)
+            piped = simulate(trace)
+            anchor = _apply(text, "warp-pipeline{placement=anchor}", target)
+            ok = piped.ok and equivalent(reference, trace).equivalent
+            ratio = piped.cycles / plain.cycles
+            figures.add_row("warp", "kernels", kernel=name, target=target_name,
+                            unpipelined=plain.cycles, pipelined=piped.cycles, ratio=ratio)
+            rows.append(f"| {name} | {target_name} | {plain.cycles} | {piped.cycles} | "
+                        f"{ratio:.3f} | {_locals(piped_module)} / {_locals(anchor)} | "
+                        f"{'yes' if ok else 'NO'} |")
+    return rows
+
+
+# -- random loop pipelines -------------------------------------------------------------------
+
+def _stage_op(rng: random.Random, k: int) -> list[str]:
+    """One op of a warp stage over a double-buffered LDS tile %d, LDS tiles %a/%b, registers."""
+    r, s = f"%r{rng.randrange(3)}", f"%r{rng.randrange(3)}"
+    kind = rng.randrange(6)
+    if kind == 0:
+        return [f"%g{k} = tile.slot %x[%c{rng.randrange(4)}] : {G4} -> {G}",
+                f"%n{k} = tile.slot %d[%nx] : {L2} -> {L}",
+                f"tile.load %g{k}, %n{k} : {G}, {L}"]
+    if kind == 1:
+        return [f"%u{k} = tile.slot %d[%cur] : {L2} -> {L}", f"tile.copy %u{k}, {r} : {L}, {R}"]
+    if kind == 2:
+        return [f"tile.copy {rng.choice(['%a', '%b'])}, {r} : {L}, {R}"]
+    if kind == 3:
+        return [f"tile.copy {r}, {rng.choice(['%a', '%b'])} : {R}, {L}"]
+    return [f"tile.exp {r}, {s} : {R}, {R}"]
+
+
+def random_pipeline(rng: random.Random, stages: int, trips: int = 3) -> str:
+    lines = [f"func.func @k(%x: {G4}) {{", "  %c0 = arith.constant 0 : index",
+             "  %c1 = arith.constant 1 : index", "  %c2 = arith.constant 2 : index",
+             "  %c3 = arith.constant 3 : index", f"  %ct = arith.constant {trips} : index",
+             f"  %d = memref.alloc() : {L2}", f"  %a = memref.alloc() : {L}",
+             f"  %b = memref.alloc() : {L}"]
+    lines += [f"  %r{i} = memref.alloc() : {R}" for i in range(3)]
+    lines += ["  scf.for %i = %c0 to %ct step %c1 {", "    %i1 = arith.addi %i, %c1 : index",
+              "    %nx = arith.remui %i1, %c2 : index", "    %cur = arith.remui %i, %c2 : index"]
+    k = 0
+    for s in range(stages):
+        for _ in range(rng.randrange(1, 3)):
+            k += 1
+            lines += ["    " + line for line in _stage_op(rng, k)]
+        lines.append(f'    tile.stage_border "s{s}"')
+    return "\n".join(lines + ["  }", "  func.return", "}"]) + "\n"
+
+
+def placement_rows(count: int = 300) -> tuple[list[str], dict]:
+    """Minimum vs anchor's rule on random loop pipelines that pipeline (both race-free)."""
+    rng = random.Random(13)
+    target = load_target("amd-gfx950")
+    stats = {"pipelines": 0, "fewer": 0, "more": 0, "minimum": 0, "anchor": 0, "faulty": 0}
+    for _ in range(count):
+        text = random_pipeline(rng, rng.randrange(2, 9))
+        best = _apply(text, "warp-pipeline{on-conflict=plain}", target)
+        anchor = _apply(text, "warp-pipeline{on-conflict=plain placement=anchor}", target)
+        if not _cluster_barriers(best):
+            continue  # not pipelined (adjacent stages share a buffer)
+        stats["pipelines"] += 1
+        reference = lower_module(parse_text(text, "ref.mlir"), target)
+        for module in (best, anchor):
+            trace = lower_module(module, target)
+            if not (simulate(trace).ok and equivalent(reference, trace).equivalent):
+                stats["faulty"] += 1
+        m, a = _locals(best), _locals(anchor)
+        stats["minimum"] += m
+        stats["anchor"] += a
+        stats["fewer"] += m < a
+        stats["more"] += m > a
+    figures.add_row("warp", "placement", **stats)
+    rows = ["| random loop pipelines (2-8 stages) | pipelined | local barriers, minimum | "
+            "local barriers, anchor's rule | minimum fewer | minimum more | faulty results |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+            f"| {count} | {stats['pipelines']} | {stats['minimum']} | {stats['anchor']} | "
+            f"{stats['fewer']} | {stats['more']} | {stats['faulty']} |"]
+    return rows, stats
+
+
+def _simulated_minimum(module, reference, target) -> int | None:
+    """The fewest local cluster barriers the simulator accepts, over every subset."""
+    barriers = _cluster_barriers(module)
+    if len(barriers) > 6:
+        return None
+    for size in range(len(barriers) + 1):
+        for subset in itertools.combinations(range(len(barriers)), size):
+            for k, bar in enumerate(barriers):
+                if k in subset:
+                    bar.properties["local"] = UnitAttr()
+                else:
+                    bar.properties.pop("local", None)
+            trace = lower_module(parse_text(print_module(module), "try.mlir"), target)
+            if simulate(trace).ok and equivalent(reference, trace).equivalent:
+                return size
+    return len(barriers)
+
+
+def simulator_rows(count: int = 60) -> list[str]:
+    """How often the pass places more local barriers than the simulator needs on small loops."""
+    rng = random.Random(7)
+    target = load_target("amd-gfx950")
+    tried = equal = more = fewer = 0
+    extra = 0
+    for _ in range(count):
+        text = random_pipeline(rng, rng.randrange(2, 5))
+        module = _apply(text, "warp-pipeline{on-conflict=plain}", target)
+        placed = _locals(module)
+        reference = lower_module(parse_text(text, "ref.mlir"), target)
+        minimum = _simulated_minimum(parse_text(print_module(module), "m.mlir"), reference, target)
+        if minimum is None or not _cluster_barriers(module):
+            continue
+        tried += 1
+        equal += placed == minimum
+        more += placed > minimum
+        fewer += placed < minimum
+        extra += max(0, placed - minimum)
+    figures.add_row("warp", "simulator_minimum", programs=tried, equal=equal, more=more,
+                    fewer=fewer)
+    return ["| small random loop pipelines (2-4 stages, 3 trips) | equal to the simulator's "
+            "minimum | more | extra local barriers | fewer (would be a bug) |",
+            "|---|---:|---:|---:|---:|",
+            f"| {tried} | {equal} | {more} | {extra} | {fewer} |"]
+
+
+def deep_pipeline(stages: int = 64, buffers: int = 8) -> str:
+    """A loop of ``stages`` stages: stage s reads LDS tile s mod 8 into registers and writes
+    tile (s + 4) mod 8 back, so every tile is used every 4 stages."""
+    lines = ["func.func @deep(%n: index) {", "  %c0 = arith.constant 0 : index",
+             "  %c1 = arith.constant 1 : index"]
+    lines += [f"  %l{b} = memref.alloc() : {L}" for b in range(buffers)]
+    lines += [f"  %r{b} = memref.alloc() : {R}" for b in range(buffers)]
+    lines.append("  scf.for %i = %c0 to %n step %c1 {")
+    for s in range(stages):
+        b, w = s % buffers, (s + buffers // 2) % buffers
+        lines += [f"    tile.copy %l{b}, %r{b} : {L}, {R}", f"    tile.copy %r{w}, %l{w} : {R}, {L}",
+                  f'    tile.stage_border "s{s}"']
+    return "\n".join(lines + ["  }", "  func.return", "}"]) + "\n"
+
+
+def timing_rows() -> list[str]:
+    target = load_target("amd-gfx950")
+    text = deep_pipeline()
+    rows = ["| 64-stage loop pipeline | placement | wall s (best of 5) | CPU s | local barriers |",
+            "|---|---|---:|---:|---:|"]
+    for placement in ("minimum", "anchor"):
+        pipeline = parse_pass_pipeline(f"warp-pipeline{{placement={placement}}}")
+        best_wall, best_cpu, local = 1e9, 1e9, 0
+        for _ in range(5):
+            module = parse_text(text, "deep.mlir")
+            wall, cpu = time.perf_counter(), time.process_time()
+            ctx = TileContext(target)
+            run_pipeline(module, pipeline, ctx)
+            best_wall = min(best_wall, time.perf_counter() - wall)
+            best_cpu = min(best_cpu, time.process_time() - cpu)
+            local = ctx.remarks["warp_local_barriers"]
+        figures.add_row("warp", "pass_time", stages=64, placement=placement, seconds=best_wall)
+        rows.append(f"| 64 stages, 128 LDS ops | {placement} | {best_wall:.3f} | {best_cpu:.3f} | "
+                    f"{local} |")
+    return rows
+
+
+def run() -> str:
+    load = os.getloadavg()[0]
+    kernels = example_rows()
+    placement, stats = placement_rows()
+    simulated = simulator_rows()
+    timing = timing_rows()
+    return "\n".join([
+        "## warp-pipeline (AMD warp-group stage pipelining)", "",
+        f"1-minute load average at the start: {load:.2f} (2 cores).", "",
+        "Cycles of the warp-pipelined loop (`warp-pipeline,insert-sync`) against the same loop "
+        "synchronized unpipelined by `insert-sync` (target: ratio <= 0.90); local cluster "
+        "barriers placed by the exact minimum and by the anchor's rule; every result simulated "
+        "race-, deadlock- and violation-free and `equiv` to the kernel.", "", *kernels, "",
+        "The exact minimum against the anchor's rule (distance 1 at slot dst, distance d > 1 at "
+        "dst - 1, skip covered pairs) on the same dependences: never more; where fewer, it is "
+        "typically a consumer a whole iteration after its LDS copy (slot dst, which the rule "
+        "never considers at distance > 1, serves several pairs). Both results simulated.", "",
+        *placement, "",
+        "The pass's local barriers against the fewest the simulator accepts (every subset of the "
+        "cluster barriers made local, race-free and equivalent). More than the minimum happens "
+        "where the model is conservative for the run simulated: a dependence at an iteration "
+        "distance the 3-trip loop never reaches, or a conditional the run does not take.", "",
+        *simulated, "",
+        "Pass time (target < 0.5 s), the pass alone on the already parsed module, including "
+        "the insert-sync walk of the rest of the function.", "", *timing, ""])
