@@ -45,6 +45,8 @@ SCALE = {
     "ascend_attention_epilogue": ("%c4 = arith.constant 4 :", "4", [
         ("256x128xf32", "{}x128xf32", 64), ("256x1xf32", "{}x1xf32", 64),
         ("256x128xf16", "{}x128xf16", 64)]),
+    "amd_attention": ("%c8 = arith.constant 8 :", "8", [("64x512xf16", "64x{}xf16", 64),
+                                                        ("512x64xf16", "{}x64xf16", 64)]),
 }
 
 

@@ -178,7 +178,7 @@ def loop_carried_dependences(loop: scf.ForOp) -> list[Dependence]:
     """
     ops = list(loop.body.block.ops)
     effects = [effects_of(op) for op in ops]
-    limit = _distance_limit(loop)
+    limit = distance_limit(loop)
     found: dict[tuple[int, int, str], Dependence] = {}
     for i, first in enumerate(effects):
         for j, second in enumerate(effects):
@@ -271,7 +271,7 @@ def ceil_div(a: int, b: int) -> int:
     return -((-a) // b)
 
 
-def _distance_limit(loop: scf.ForOp) -> int:
+def distance_limit(loop: scf.ForOp) -> int:
     """Largest possible iteration distance: trip count - 1, or unbounded."""
     lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
     if None not in (lb, ub, step) and step > 0:

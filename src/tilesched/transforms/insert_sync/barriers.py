@@ -9,6 +9,11 @@ is the shared-memory barrier analysis of Triton's Membar pass: a forward walk
 keeping the set of LDS accesses since the last barrier; a conditional's set is
 the union of its branches'; a loop body's entry set is the union of the set
 before the loop and the set at the end of the body, iterated to a fixed point.
+An access carried around the back edge was made at an earlier iteration: it is
+compared with the body's accesses at every distance the loop has
+(``min_conflict_distance``; slots ``(i + 1) mod 2`` and ``i mod 2`` meet one
+iteration apart), and conservatively when its region depends on values that
+change inside the loop (inner induction variables, loop-carried values).
 Barriers are placed only where a conflict exists, so there are as few as the
 walk allows. A warp-pipelined span (``analysis/warp_regions.py``) is left as it
 is: nothing goes inside, and its accesses stay pending after it.
@@ -16,18 +21,32 @@ is: nothing goes inside, and its accesses stay pending after it.
 
 from __future__ import annotations
 
-from xdsl.dialects import scf
-from xdsl.ir import Block
+from dataclasses import dataclass
 
-from tilesched.analysis.dependence import kind_of
+from xdsl.dialects import scf
+from xdsl.ir import Block, Operation
+
+from tilesched.analysis.affine import Affine, Mod
+from tilesched.analysis.dependence import distance_limit, kind_of, min_conflict_distance
 from tilesched.analysis.effects import Access, effects_of
+from tilesched.analysis.regions import Region
 from tilesched.analysis.units import unit_kind
 from tilesched.analysis.warp_regions import span_accesses, warp_span_end
 from tilesched.ir.blocks import body_ops, insert_before
 from tilesched.ir.sync import make_local_barrier
 from tilesched.target.model import Target
 
-Pending = tuple[Access, ...]
+
+@dataclass(frozen=True, eq=False)
+class Carried:
+    """An access still pending when ``loop``'s body starts again (made at an earlier iteration)."""
+
+    access: Access
+    loop: scf.ForOp
+    limit: int  # the largest iteration distance the loop has
+
+
+Pending = tuple[Access | Carried, ...]
 
 
 def sync_barriers(block: Block, target: Target) -> None:
@@ -76,10 +95,10 @@ def _warp_span(span: list, pending: Pending, target: Target, apply: bool) -> Pen
 
 def _walk_loop(loop: scf.ForOp, pending: Pending, target: Target, apply: bool) -> Pending:
     """Fixed point of the loop body's entry set, then one walk that inserts barriers."""
-    entry = pending
+    entry, carry = pending, _carrier(loop)
     for _ in range(4):
         exit_set = _walk(loop.body.block, entry, target, apply=False)
-        merged = _union(entry, exit_set)
+        merged = _union(entry, tuple(carry(a) for a in exit_set))
         if len(merged) == len(entry):
             break
         entry = merged
@@ -92,5 +111,49 @@ def _union(a: Pending, b: Pending) -> Pending:
     return a + tuple(x for x in b if id(x) not in seen)
 
 
-def _conflicts(accesses: Pending, pending: Pending) -> bool:
-    return any(kind_of(earlier, access) for access in accesses for earlier in pending)
+def _carrier(loop: scf.ForOp):
+    """Maps an access pending at the end of ``loop``'s body to what the next iteration sees:
+    the body's own accesses (and those carried by inner loops) become one ``Carried`` each."""
+    limit, made = distance_limit(loop), {}
+
+    def carry(access: Access | Carried) -> Access | Carried:
+        base = access.access if isinstance(access, Carried) else access
+        if (isinstance(access, Carried) and access.loop is loop) or not loop.is_ancestor(base.op):
+            return access
+        if id(base) not in made:
+            made[id(base)] = Carried(base, loop, limit)
+        return made[id(base)]
+
+    return carry
+
+
+def _conflicts(accesses: tuple[Access, ...], pending: Pending) -> bool:
+    return any(_conflict(earlier, access) for access in accesses for earlier in pending)
+
+
+def _conflict(earlier: Access | Carried, later: Access) -> bool:
+    if not isinstance(earlier, Carried):
+        return kind_of(earlier, later) is not None
+    first, loop = earlier.access, earlier.loop
+    if not loop.is_ancestor(later.op):  # after the loop: the iteration no longer matters
+        return kind_of(first, later) is not None
+    if first.region.root is not later.region.root or not (first.write or later.write):
+        return False
+    if _varies_inside(first.region, loop) or _varies_inside(later.region, loop):
+        return True
+    return min_conflict_distance(first.region, later.region, loop, earlier.limit) is not None
+
+
+def _varies_inside(region: Region, loop: scf.ForOp) -> bool:
+    """Whether an offset of ``region`` uses a value other than the induction variable that is
+    defined inside ``loop`` (so it may differ between two iterations)."""
+    iv = loop.body.block.args[0]
+    for dim in region.dims:
+        start = dim.start.base if isinstance(dim.start, Mod) else dim.start
+        terms = start.terms if isinstance(start, Affine) else ()
+        for value, _ in terms:
+            owner = value.owner
+            op = owner if isinstance(owner, Operation) else owner.parent_op()
+            if value is not iv and op is not None and loop.is_ancestor(op):
+                return True
+    return False
