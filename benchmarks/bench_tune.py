@@ -166,8 +166,8 @@ def run() -> str:
         "which the tuner found (an optimum). In ascend_gemm the last load (MTE2, the busiest "
         "unit) is followed by its copy (336), matmul (340) and the FIX drain (720): >= 6132, "
         "best found 6528 (1.06x that). In cuda_attention the issuer's inline work (17144) cannot "
-        "start before the first cp.async load (K^T) completes. amd_gemm is meant for warp-pipeline "
-        "(not built yet); ascend_attention keeps 1.65x: none of the searched options overlaps "
+        "start before the first cp.async load (K^T) completes. amd_gemm's gain from "
+        "warp-pipeline is measured in the warp section; ascend_attention keeps 1.65x: none of the searched options overlaps "
         "its cube and vector phases further. Closer pipelines need pass work, not more search "
         "(figures from `tilesched sim --json` unit busy times, at the time of writing).",
         "",
