@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
 
 import pytest
+from hypothesis import settings
+
+# CI runs hypothesis derandomized (HYPOTHESIS_PROFILE=ci in .ci/run) so a landing is judged on the same
+# examples every time; local runs keep random exploration, which is how open bugs get found (see the
+# known-issue list in docs/simulator.md).
+settings.register_profile("ci", derandomize=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # CI clones the repository with ``shared/`` beside it.
 HATSCHET = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks" / "hatschet"
