@@ -16,7 +16,10 @@ until the quotient is acyclic. Complexity: descendant sets as bitsets, ``O(n * e
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def descendants(n: int, succs: Sequence[Sequence[int]]) -> list[int]:
@@ -53,16 +56,23 @@ def span_order(n: int, edges: Sequence[tuple[int, int]], groups: Sequence[Sequen
             del members[node]
             unit[node] = ordered[0]
         members[ordered[0]] = ordered
-    indegree = dict.fromkeys(members, 0)
+    edges_between_units = {(unit[i], unit[j]) for i, j in edges if unit[i] != unit[j]}
+    order = units_in_stable_order(members, edges_between_units)
+    return order if len(order) == n else None
+
+
+def units_in_stable_order(members: dict[int, list[T]], edges: Iterable[tuple[int, int]]) -> list[T]:
+    """Kahn's algorithm over units (keys of ``members``), always taking the ready unit with the
+    smallest id, each unit emitting its members in turn; units left on a cycle are not emitted."""
     succs: dict[int, set[int]] = {u: set() for u in members}
-    for i, j in edges:
-        a, b = unit[i], unit[j]
-        if a != b and b not in succs[a]:
+    indegree = dict.fromkeys(members, 0)
+    for a, b in edges:
+        if b not in succs[a]:
             succs[a].add(b)
             indegree[b] += 1
     ready = [u for u, d in indegree.items() if d == 0]
     heapq.heapify(ready)
-    order: list[int] = []
+    order: list[T] = []
     while ready:
         u = heapq.heappop(ready)
         order.extend(members[u])
@@ -70,7 +80,7 @@ def span_order(n: int, edges: Sequence[tuple[int, int]], groups: Sequence[Sequen
             indegree[v] -= 1
             if indegree[v] == 0:
                 heapq.heappush(ready, v)
-    return order if len(order) == n else None
+    return order
 
 
 def convex_runs(group: Sequence[int], desc: Sequence[int], anc: Sequence[int]) -> list[list[int]]:

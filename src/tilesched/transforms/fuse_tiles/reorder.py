@@ -11,10 +11,9 @@ them as barriers instead).
 
 from __future__ import annotations
 
-import heapq
-
 from xdsl.ir import Operation
 
+from tilesched.schedule.fusion.spans import units_in_stable_order
 from tilesched.transforms.fuse_tiles.segments import Segment
 
 
@@ -43,7 +42,9 @@ def reorder_segment(segment: Segment, node_order: list[int], groups: list[list[i
                 owner = operand.owner
                 if isinstance(owner, Operation) and owner in unit_of and unit_of[owner] != unit_of[op]:
                     edges.add((unit_of[owner], unit_of[op]))
-    new_order = _stable_topological(members, edges)
+    new_order = units_in_stable_order(members, edges)
+    if len(new_order) != len(ops):
+        raise AssertionError("fuse-tiles: the span order contradicts a def-use edge")
     if new_order == ops:
         return
     block = ops[0].parent_block()
@@ -52,26 +53,3 @@ def reorder_segment(segment: Segment, node_order: list[int], groups: list[list[i
         op.detach()
     for op in new_order:
         block.insert_op_before(op, anchor)
-
-
-def _stable_topological(members: dict[int, list[Operation]], edges: set[tuple[int, int]]
-                        ) -> list[Operation]:
-    """Kahn's algorithm over units, always taking the ready unit that came first."""
-    succs: dict[int, list[int]] = {u: [] for u in members}
-    indegree = dict.fromkeys(members, 0)
-    for a, b in edges:
-        succs[a].append(b)
-        indegree[b] += 1
-    ready = [u for u, d in indegree.items() if d == 0]
-    heapq.heapify(ready)
-    out: list[Operation] = []
-    while ready:
-        unit = heapq.heappop(ready)
-        out.extend(members[unit])
-        for nxt in succs[unit]:
-            indegree[nxt] -= 1
-            if indegree[nxt] == 0:
-                heapq.heappush(ready, nxt)
-    if len(out) != sum(len(m) for m in members.values()):
-        raise AssertionError("fuse-tiles: the span order contradicts a def-use edge")
-    return out
