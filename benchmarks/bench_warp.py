@@ -6,21 +6,19 @@ Section `warp` of BENCHMARKS.md: `python benchmarks/run_all.py warp`.
 
 from __future__ import annotations
 
-import itertools
 import os
 import random
 import time
 
 import figures
-from xdsl.dialects.builtin import UnitAttr
 
-from tilesched.analysis.warp_regions import warp_span_end
+from tilesched.analysis.warp_regions import cluster_barriers, local_barrier_count
 from tilesched.examples import example_path
 from tilesched.ir import parse_text, print_module
-from tilesched.ir.blocks import body_ops
 from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
 from tilesched.sim.lower import lower_module
+from tilesched.sim.oracle import fewest_local_barriers
 from tilesched.target import load_target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
@@ -36,23 +34,6 @@ def _apply(text: str, pipeline: str, target):
     ctx = TileContext(target)
     run_pipeline(module, parse_pass_pipeline(pipeline), ctx)
     return parse_text(print_module(module), "bench.mlir")
-
-
-def _cluster_barriers(module) -> list:
-    """The sync.barrier ops between the groups' cond_barriers (the pipelines' cluster barriers)."""
-    found = []
-    for block in (b for op in module.walk() for r in op.regions for b in r.blocks):
-        ops = body_ops(block)
-        for start in range(len(ops)):
-            end = warp_span_end(ops, start)
-            if end is not None:
-                for op in ops[start + 1:end]:
-                    found += [inner for inner in op.walk() if inner.name == "sync.barrier"]
-    return found
-
-
-def _locals(module) -> int:
-    return sum("local" in b.properties for b in _cluster_barriers(module))
 
 
 def example_rows() -> tuple[list[str], list[float]]:
@@ -76,7 +57,7 @@ def example_rows() -> tuple[list[str], list[float]]:
             figures.add_row("warp", "kernels", kernel=name, target=target_name,
                             unpipelined=plain.cycles, pipelined=piped.cycles, ratio=ratio)
             rows.append(f"| {name} | {target_name} | {plain.cycles} | {piped.cycles} | "
-                        f"{ratio:.3f} | {_locals(piped_module)} / {_locals(anchor)} | "
+                        f"{ratio:.3f} | {local_barrier_count(piped_module)} / {local_barrier_count(anchor)} | "
                         f"{'yes' if ok else 'NO'} |")
     return rows, ratios
 
@@ -127,7 +108,7 @@ def placement_rows(count: int = 300) -> tuple[list[str], dict]:
         text = random_pipeline(rng, rng.randrange(2, 9))
         best = _apply(text, "warp-pipeline{on-conflict=plain}", target)
         anchor = _apply(text, "warp-pipeline{on-conflict=plain placement=anchor}", target)
-        if not _cluster_barriers(best):
+        if not cluster_barriers(best):
             continue  # not pipelined (adjacent stages share a buffer)
         stats["pipelines"] += 1
         reference = lower_module(parse_text(text, "ref.mlir"), target)
@@ -135,7 +116,7 @@ def placement_rows(count: int = 300) -> tuple[list[str], dict]:
             trace = lower_module(module, target)
             if not (simulate(trace).ok and equivalent(reference, trace).equivalent):
                 stats["faulty"] += 1
-        m, a = _locals(best), _locals(anchor)
+        m, a = local_barrier_count(best), local_barrier_count(anchor)
         stats["minimum"] += m
         stats["anchor"] += a
         stats["fewer"] += m < a
@@ -149,24 +130,6 @@ def placement_rows(count: int = 300) -> tuple[list[str], dict]:
     return rows, stats
 
 
-def _simulated_minimum(module, reference, target) -> int | None:
-    """The fewest local cluster barriers the simulator accepts, over every subset."""
-    barriers = _cluster_barriers(module)
-    if len(barriers) > 6:
-        return None
-    for size in range(len(barriers) + 1):
-        for subset in itertools.combinations(range(len(barriers)), size):
-            for k, bar in enumerate(barriers):
-                if k in subset:
-                    bar.properties["local"] = UnitAttr()
-                else:
-                    bar.properties.pop("local", None)
-            trace = lower_module(parse_text(print_module(module), "try.mlir"), target)
-            if simulate(trace).ok and equivalent(reference, trace).equivalent:
-                return size
-    return len(barriers)
-
-
 def simulator_rows(count: int = 60) -> tuple[list[str], dict]:
     """How often the pass places more local barriers than the simulator needs on small loops."""
     rng = random.Random(7)
@@ -176,10 +139,10 @@ def simulator_rows(count: int = 60) -> tuple[list[str], dict]:
     for _ in range(count):
         text = random_pipeline(rng, rng.randrange(2, 5))
         module = _apply(text, "warp-pipeline{on-conflict=plain}", target)
-        placed = _locals(module)
+        placed = local_barrier_count(module)
         reference = lower_module(parse_text(text, "ref.mlir"), target)
-        minimum = _simulated_minimum(parse_text(print_module(module), "m.mlir"), reference, target)
-        if minimum is None or not _cluster_barriers(module):
+        minimum = fewest_local_barriers(print_module(module), reference, target)
+        if minimum is None or not cluster_barriers(module):
             continue
         tried += 1
         equal += placed == minimum

@@ -4,24 +4,22 @@ places are never fewer than the simulator shows are needed; the examples gain cy
 
 from __future__ import annotations
 
-import itertools
 import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from xdsl.dialects.builtin import UnitAttr
 
-from tilesched.analysis.warp_regions import warp_span_end
+from tilesched.analysis.warp_regions import local_barrier_count
 from tilesched.diagnostics import TileschedError
 from tilesched.examples import build_example, example_path
 from tilesched.ir import parse_file, parse_text, print_module
-from tilesched.ir.blocks import body_ops
 from tilesched.ir.dsl import Kernel
 from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
 from tilesched.sim.lower import lower_module
+from tilesched.sim.oracle import fewest_local_barriers
 from tilesched.target import load_target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import default_passes, parse_pass_pipeline, run_pipeline
@@ -78,45 +76,6 @@ def test_conflicts_are_errors_unless_plain(text):
     assert print_module(strict) == print_module(plain) and not ctx.diagnostics
 
 
-def _cluster_barriers(module) -> list:
-    """The sync.barrier ops inside warp-pipelined spans (the cluster barriers)."""
-    found = []
-    for block in (b for op in module.walk() for r in op.regions for b in r.blocks):
-        ops = body_ops(block)
-        for start in range(len(ops)):
-            end = warp_span_end(ops, start)
-            if end is None:
-                continue
-            for op in ops[start + 1:end]:
-                found += [inner for inner in op.walk() if inner.name == "sync.barrier"]
-    return found
-
-
-def _local_count(barriers) -> int:
-    return sum("local" in b.properties for b in barriers)
-
-
-def _simulated_minimum(out_text: str, reference_text: str, target) -> int | None:
-    """The fewest local cluster barriers with which the simulator finds the lowered program
-    race-free and equivalent, over every subset of them (None: too many to try)."""
-    module = parse_text(out_text, "out.mlir")
-    barriers = _cluster_barriers(module)
-    if len(barriers) > 6:
-        return None
-    reference = lower_module(parse_text(reference_text, "in.mlir"), target)
-    for size in range(len(barriers) + 1):
-        for subset in itertools.combinations(range(len(barriers)), size):
-            for k, bar in enumerate(barriers):
-                if k in subset:
-                    bar.properties["local"] = UnitAttr()
-                else:
-                    bar.properties.pop("local", None)
-            trace = lower_module(parse_text(print_module(module), "try.mlir"), target)
-            if simulate(trace).ok and equivalent(reference, trace).equivalent:
-                return size
-    return len(barriers)
-
-
 @settings(max_examples=25, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(small_warp_programs())
@@ -124,8 +83,8 @@ def test_never_fewer_local_barriers_than_the_simulator_allows(text):
     target = load_target("amd-gfx950")
     module, _ = _run(text, "warp-pipeline{on-conflict=plain}")
     out = print_module(module)
-    placed = _local_count(_cluster_barriers(module))
-    minimum = _simulated_minimum(out, text, target)
+    placed = local_barrier_count(module)
+    minimum = fewest_local_barriers(out, lower_module(parse_text(text, "in.mlir"), target), target)
     if minimum is not None:
         assert placed >= minimum, (text, out, placed, minimum)
 
@@ -141,7 +100,7 @@ def test_examples_pipeline_race_free_and_faster(name, target):
     unpiped, _ = _check(text, print_module(plain), target)
     assert result.cycles < unpiped.cycles
     # one local cluster barrier per pipeline: before the stage that uses the copied tiles
-    assert _local_count(_cluster_barriers(piped)) == 1
+    assert local_barrier_count(piped) == 1
 
 
 def test_single_buffered_gemm_is_refused_naming_both_stages():

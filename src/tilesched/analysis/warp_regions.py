@@ -15,6 +15,7 @@ from xdsl.ir import Operation
 from tilesched.analysis.effects import Access, effects_of
 from tilesched.analysis.stage_dependences import PRIVATE_SPACES
 from tilesched.analysis.units import unit_kind
+from tilesched.ir.blocks import body_ops
 from tilesched.ir.types import memory_space
 from tilesched.target.model import Target
 
@@ -45,3 +46,22 @@ def span_accesses(span: list[Operation], target: Target) -> tuple[Access, ...]:
             if lds or memory_space(access.region.root.type) not in PRIVATE_SPACES:
                 out.append(access)
     return tuple(out)
+
+
+def cluster_barriers(root: Operation) -> list[Operation]:
+    """The ``sync.barrier`` ops inside the warp-pipelined spans under ``root`` (the pipelines'
+    cluster barriers), in program order."""
+    found: list[Operation] = []
+    for block in (b for op in root.walk() for r in op.regions for b in r.blocks):
+        ops = body_ops(block)
+        for start in range(len(ops)):
+            end = warp_span_end(ops, start)
+            if end is not None:
+                for op in ops[start + 1:end]:
+                    found += [inner for inner in op.walk() if inner.name == "sync.barrier"]
+    return found
+
+
+def local_barrier_count(root: Operation) -> int:
+    """How many of the cluster barriers under ``root`` are local (wait for LDS traffic)."""
+    return sum("local" in bar.properties for bar in cluster_barriers(root))
