@@ -53,6 +53,29 @@ def test_negative_pending_and_unknown_queue_are_violations():
     assert _kinds(simulate(b2.build())) == {"unknown-queue"}
 
 
+def test_empty_groups_among_many_commits_keep_their_completion():
+    """Long runs forget old groups; an empty group shares its count with the group before it, and
+    forgetting one of the two must not forget the other (full simulation once reported a deadlock
+    "to finish its first 34 ops; it finished 36" here)."""
+    b = TraceBuilder(cuda_machine())
+    g = b.buffer("g", (8, 8), "float16", "global", True)
+    s = b.buffer("s", (8, 8), "float16", "shared")
+    r = b.buffer("r", (8, 8), "float16", "local")
+    for i in range(40):
+        b.op("sync.commit_group", props={"queue": 0}, loc=f"e:{i}:1")
+        b.op("sync.commit_group", props={"queue": 0}, loc=f"e:{i}:2")
+        b.op("tile.load", "ASYNC0", 100, [b.whole(g), b.whole(s)], async_queue=0, loc=f"e:{i}:3")
+        b.op("sync.commit_group", props={"queue": 0}, loc=f"e:{i}:4")
+        b.op("sync.commit_group", props={"queue": 0}, loc=f"e:{i}:5")
+        b.op("sync.wait_group", props={"queue": 0, "pending": 2}, loc=f"e:{i}:6")
+    b.op("sync.wait_group", props={"queue": 0, "pending": 0}, loc="e:99:1")
+    b.op("tile.copy", "T", 10, [b.whole(s), b.whole(r)], loc="e:99:2")
+    result = simulate(b.build())
+    assert result.deadlock is None
+    assert result.ok
+    assert result.cycles == 40 * 100 + 10
+
+
 def test_multistage_pipeline_correct_and_wrong_counts():
     assert simulate(cuda_pipeline(8, stages=3)).ok
     assert simulate(cuda_pipeline(8, stages=4)).ok

@@ -208,8 +208,10 @@ class IssuerWalk:
         keep = self.p.max_pending + 1
         committed = self.groups[agent]
         if len(committed) > 2 * keep + 64:
+            kept = set(committed[-keep:])  # counts repeat when a group is empty: keep their marks
             for old in committed[:-keep]:
-                self.marked[agent].pop(old, None)
+                if old not in kept:
+                    self.marked[agent].pop(old, None)
             self.group_base[agent] += len(committed) - keep
             del committed[:-keep]
 
