@@ -129,7 +129,8 @@ def test_gemm_without_back_edges_has_loop_carried_war_races():
     buffers = {r.buffer for r in result.races}
     assert {"l1a", "l1b", "l0a", "l0b"} <= buffers
     # WAR: the copy reading an L1 slot races with the load refilling it two iterations later
-    assert any(r.first.loc == "gemm:16:3" and r.second.loc == "gemm:11:3" for r in result.races)
+    # (``first`` is the side earlier in the source: the load)
+    assert any(r.first.loc == "gemm:11:3" and r.second.loc == "gemm:16:3" for r in result.races)
     assert "unordered-flag-reuse" in _kinds(result)
 
 

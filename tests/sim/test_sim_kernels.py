@@ -176,7 +176,8 @@ def test_ascend_loop_carried_war_without_back_edge(tmp_path, capsys):
     code, report = _sim(tmp_path, capsys, ascend_kernel(back_edge=False), "ascend-a2")
     assert code == 1
     war = {(r["buffer"], r["first"]["op"], r["second"]["op"]) for r in report["races"]}
-    assert ("a_l1", "tile.copy", "tile.load") in war and ("a_l0", "tile.matmul", "tile.copy") in war
+    # (``first`` is the side earlier in the source: the refill before the read it overwrites)
+    assert ("a_l1", "tile.load", "tile.copy") in war and ("a_l0", "tile.copy", "tile.matmul") in war
 
 
 def test_ascend_missing_set_deadlocks(tmp_path, capsys):

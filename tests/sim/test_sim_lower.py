@@ -67,9 +67,10 @@ def test_zero_trip_loop_and_simulation():
     assert _lower(LOOP, {"n": 0}).programs["S"] == []
     result = simulate(_lower(LOOP, {"n": 4}))
     # the flag orders each load before its muls (RAW), but nothing orders the muls of
-    # iteration i before the load refilling its slot at i + 2 (loop-carried WAR)
+    # iteration i before the load refilling its slot at i + 2 (loop-carried WAR); ``first`` is
+    # the side earlier in the source
     assert [(r.first.op, r.second.op, r.count) for r in result.races] == [
-        ("tile.muls", "tile.load", 4)]
+        ("tile.load", "tile.muls", 4)]
     assert {v.kind for v in result.violations} == {"unordered-flag-reuse"}
 
 

@@ -16,8 +16,17 @@ each other agent's entries from the newest backwards and stops at the first one 
 ordered before every agent that may still access memory are pruned periodically.
 
 The engine must feed accesses in a linear extension of happens-before (it does: an op is processed
-only after everything it depends on), so every unordered pair is seen exactly once, by its later
-member. Races are reported once per (buffer, pair of source locations), with a count.
+only after everything it depends on); which linear extension must not matter, and does not:
+
+- An access's *class* is ``(agent, history key, is_write)``: what the history keeps one entry for.
+  A racing pair of classes is found whatever the processing order: of two unordered conflicting
+  accesses, the one processed later finds the other's class in the history (the newest access of
+  that class processed before it is unordered with it too: it is no older, and not after it).
+- A race is reported once per (buffer, pair of source locations). Its ``count`` is the number of
+  distinct racing *pairs of classes* (regions and units), and its two sides are the smallest
+  description over those pairs (``first``: the side earlier in the source). Both are functions
+  of the set of racing class pairs, not of which access happened to be processed last, so ``sim``
+  and ``sim --full`` (or any other processing order) report the same races.
 """
 
 from __future__ import annotations
@@ -69,20 +78,20 @@ class RaceDetector:
     """Access histories per (buffer, agent) and the races found so far.
 
     ``describe(op_index, agent) -> RaceSide`` and ``buffer_name(buffer_id)`` turn raw indices into
-    report text; ``order(op_index)`` is a sort key deciding which side is reported ``first``;
-    ``skip`` holds buffers only one agent ever touches (nothing to check or remember); ``live_views()`` returns, for each agent ``b``, the smallest ``vc[b]`` over all
+    report text; ``skip`` holds buffers only one agent ever touches (nothing to check or
+    remember); ``live_views()`` returns, for each agent ``b``, the smallest ``vc[b]`` over all
     other agents that may still access memory (used for pruning), or ``None`` to skip pruning.
     """
 
-    def __init__(self, describe, buffer_name, live_views=None, order=None, skip=frozenset()):
+    def __init__(self, describe, buffer_name, live_views=None, skip=frozenset()):
         self.describe = describe
         self.skip = skip
-        self.order = order or (lambda op: op)
         self.buffer_name = buffer_name
         self.live_views = live_views
         # buffer -> {agent: [newest write epoch, writes, newest read epoch, reads]}
         self.history: dict[int, dict[int, list]] = {}
-        self.found: dict[tuple, list] = {}  # key -> [count, buffer, op1, agent1, op2, agent2]
+        self.found: dict[tuple, list] = {}  # (buffer, loc, loc) -> [count, Race]
+        self.classes: dict[tuple, tuple] = {}  # racing class pair -> (race key, op, op)
         self.entries = 0
         self.next_prune = PRUNE_EVERY
 
@@ -102,9 +111,9 @@ class RaceDetector:
                     continue
                 limit = vc[other]
                 if h[0] > limit:
-                    self._scan(h[1], limit, region, buf, other, agent, op)
+                    self._scan(h[1], limit, region, buf, other, True, (agent, key, write), op)
                 if write and h[2] > limit:
-                    self._scan(h[3], limit, region, buf, other, agent, op)
+                    self._scan(h[3], limit, region, buf, other, False, (agent, key, write), op)
             if mine is None:
                 mine = per[agent] = [0, {}, 0, {}]
             if write:
@@ -119,31 +128,41 @@ class RaceDetector:
         if self.entries >= self.next_prune:
             self.prune()
 
-    def _scan(self, table: dict, limit: int, region, buf: int, other: int, agent: int, op: int):
+    def _scan(self, table: dict, limit: int, region, buf: int, other: int, other_write: bool,
+              mine: tuple, op: int):
         """Report overlaps with ``other``'s entries newer than ``limit`` (newest first)."""
-        for (region2, _), (epoch2, op2) in reversed(table.items()):
+        for key2, (epoch2, op2) in reversed(table.items()):
             if epoch2 <= limit:
                 return
-            for (alo, ahi), (blo, bhi) in zip(region, region2, strict=True):
+            for (alo, ahi), (blo, bhi) in zip(region, key2[0], strict=True):
                 if alo >= bhi or blo >= ahi:
                     break
             else:
-                self._report(buf, op2, other, op, agent)
+                theirs = (other, key2, other_write)
+                pair = (buf, mine, theirs) if mine < theirs else (buf, theirs, mine)
+                if pair not in self.classes:
+                    if mine < theirs:
+                        self._report(pair, op, op2)
+                    else:
+                        self._report(pair, op2, op)
 
-    def _report(self, buf: int, op1: int, agent1: int, op2: int, agent2: int) -> None:
-        """Record one racing pair, merged by buffer and the two source locations.
-
-        ``first`` is the side that comes first by ``order`` (program order).
-        """
-        if self.order(op1) > self.order(op2):
-            op1, agent1, op2, agent2 = op2, agent2, op1, agent1
+    def _report(self, pair: tuple, op1: int, op2: int) -> None:
+        """Record a new racing pair of classes under its (buffer, pair of source locations)."""
+        buf, (agent1, _, _), (agent2, _, _) = pair
         side1, side2 = self.describe(op1, agent1), self.describe(op2, agent2)
+        if _side_order(side2) < _side_order(side1):
+            side1, side2 = side2, side1
         key = (buf,) + tuple(sorted((side1.loc, side2.loc)))
+        self.classes[pair] = (key, op1, op2)
         entry = self.found.get(key)
         if entry is None:
             self.found[key] = [1, Race(self.buffer_name(buf), side1, side2)]
-        else:
-            entry[0] += 1
+            return
+        entry[0] += 1
+        race = entry[1]
+        if (_side_order(side1), _side_order(side2)) < (_side_order(race.first),
+                                                      _side_order(race.second)):
+            race.first, race.second = side1, side2
 
     def prune(self) -> None:
         """Drop entries ordered before every agent that may still access memory."""
@@ -165,9 +184,24 @@ class RaceDetector:
         self.next_prune = self.entries + PRUNE_EVERY
 
     def races(self) -> list[Race]:
-        """Races found, one per (buffer, source-location pair), in discovery order."""
+        """Races found, one per (buffer, source-location pair), in a canonical order."""
         out = []
-        for count, race in self.found.values():
+        for key in sorted(self.found, key=lambda k: (self.buffer_name(k[0]), _loc_order(k[1]),
+                                                     _loc_order(k[2]))):
+            count, race = self.found[key]
             race.count = count
             out.append(race)
         return out
+
+
+def _loc_order(loc: str) -> tuple:
+    """Sort key of a ``file:line:col`` location: file, then line and column as numbers."""
+    parts = loc.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        return (parts[0], int(parts[1]), int(parts[2]))
+    return (loc, -1, -1)
+
+
+def _side_order(side: RaceSide) -> tuple:
+    """Sort key of a race side: earlier in the source first, then op name and unit."""
+    return (_loc_order(side.loc), side.op, side.unit)

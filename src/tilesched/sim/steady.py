@@ -717,12 +717,46 @@ def _walk_races(m: _Map, put) -> None:
                                  for key, (epoch, op) in table.items())
                            for table in (h[1], h[3]))
             history.append((buf, agent, tables))
+    classes = [((buf, _class_side(m, buf, side1, op1), _class_side(m, buf, side2, op2)), race,
+                op1, op2)
+               for (buf, side1, side2), (race, op1, op2) in det.classes.items()
+               if _may_race_again(m, det, buf, side1, op1, side2, op2)]
     if m.writes:
         for buf, agent, (writes, reads) in history:
             det.history[buf][agent] = [max((v[0] for _, v in writes), default=0), dict(writes),
                                        max((v[0] for _, v in reads), default=0), dict(reads)]
+        for pair, race, op1, op2 in classes:  # found in the skipped periods: not new again
+            det.classes.setdefault(pair, (race, m.ref(op1), m.ref(op2)))
         return
     put(tuple(sorted(history, key=lambda x: (x[0], x[1]))))
+    put(tuple(sorted(repr(pair) for pair, _, _, _ in classes)))
+
+
+def _class_side(m: _Map, buf: int, side: tuple, op: int) -> tuple:
+    """A racing class ``(agent, (region, loc), is_write)`` with its region mapped."""
+    agent, (region, loc), write = side
+    return (agent, (m.region(buf, region, op), loc), write)
+
+
+def _may_race_again(m: _Map, det, buf: int, side1: tuple, op1: int, side2: tuple,
+                    op2: int) -> bool:
+    """Can this racing pair of classes be found again? (Then whether it was already found
+    matters to the counts, so it belongs to the state.) One side must be accessed again (an op
+    of the loop whose region does not move) and the other again or still be in the history."""
+    again1, again2 = _recurs(m, buf, op1), _recurs(m, buf, op2)
+    return ((again1 and (again2 or _in_history(det, buf, side2)))
+            or (again2 and _in_history(det, buf, side1)))
+
+
+def _recurs(m: _Map, buf: int, op: int) -> bool:
+    shift = m.root_shift(buf)
+    return not m.is_old(op) and (not shift or not any(shift))
+
+
+def _in_history(det, buf: int, side: tuple) -> bool:
+    agent, key, write = side
+    h = det.history.get(buf, {}).get(agent)
+    return h is not None and key in h[1 if write else 3]
 
 
 def _walk_paths(m: _Map, put) -> None:
