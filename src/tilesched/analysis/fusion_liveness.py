@@ -35,7 +35,7 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
-from tilesched.analysis.affine import constant_value
+from tilesched.analysis.affine import Affine, constant_value
 from tilesched.analysis.fusion_semantics import HARD_BOUNDARY, PURE, op_semantics
 from tilesched.analysis.regions import Region, root_region
 from tilesched.ir.tile import CallOp, TileOp
@@ -44,6 +44,7 @@ from tilesched.ir.types import memref_shape
 INSTANCE_BUDGET = 400_000  # op instances walked at most before loops are summarized
 
 Live = dict[SSAValue, np.ndarray]
+_Operand = tuple[Region, "tuple[slice, ...] | None"]  # a root region, its constant box if any
 
 
 @dataclass
@@ -80,6 +81,8 @@ class _Walker:
         self.budget = budget
         self.opaque = _has_opaque_memrefs(function)
         self.local = {op.memref for op in function.walk() if isinstance(op, memref.AllocOp)}
+        self.operands: dict[Operation, tuple[list[_Operand], int]] = {}  # per tile op, once
+        self.described: dict[SSAValue, _Operand] = {}  # per memref value, once
 
     # ---------------------------------------------------------------- structure
 
@@ -107,7 +110,8 @@ class _Walker:
             # a call reads every operand it takes; an op the analysis does not know reads
             # whatever it touches (and its writes kill nothing)
             for value in _memrefs_used(op):
-                self.gen(live, root_region(value), env)
+                region = root_region(value)
+                self.gen(live, region, _box(region, env))
 
     def loop(self, loop: scf.ForOp, env: dict, live: Live, record: bool) -> None:
         """Unroll a constant loop (last iteration first), else summarize it (two walks)."""
@@ -143,14 +147,13 @@ class _Walker:
     # ---------------------------------------------------------------- tile ops
 
     def tile(self, op: TileOp, env: dict, live: Live, exit_live: Live | None, record: bool) -> None:
-        memrefs = [v for v in op.operands if isinstance(v.type, MemRefType)]
-        regions = [root_region(v) for v in memrefs]
-        written = regions[-1]
-        write_box = _box(written, env)
+        operands, reads = self.tile_operands(op)
+        written, fixed = operands[-1]
+        write_box = fixed if fixed is not None else _box(written, env)
         if record:
-            reads = len(op.read_operands())
-            flags = [self.judge(region, written, write_box, env, live) for region in regions[:reads]]
-            flags += [False] * (len(regions) - len(flags))
+            flags = [self.judge(operand, written, write_box, env, live)
+                     for operand in operands[:reads]]
+            flags += [False] * (len(operands) - len(flags))
             old = self.facts.last_use.get(op)
             self.facts.last_use[op] = flags if old is None else [a and b for a, b in zip(old, flags, strict=True)]
             if exit_live is not None:
@@ -159,17 +162,36 @@ class _Walker:
         self.kill(live, written, write_box)
         if exit_live is not None:
             self.kill(exit_live, written, write_box)
-        for region in regions[:len(op.read_operands())]:
-            self.gen(live, region, env)
+        for region, fixed in operands[:reads]:
+            self.gen(live, region, fixed if fixed is not None else _box(region, env))
 
-    def judge(self, region: Region, written: Region, write_box, env: dict, live: Live) -> bool:
-        """Is no element of ``region`` live after the op (its own write excepted)?"""
+    def tile_operands(self, op: TileOp) -> tuple[list[_Operand], int]:
+        """The memref operands of ``op`` (region, constant box) and how many it reads."""
+        found = self.operands.get(op)
+        if found is None:
+            memrefs = [v for v in op.operands if isinstance(v.type, MemRefType)]
+            found = self.operands[op] = ([self.describe(v) for v in memrefs],
+                                         len(op.read_operands()))
+        return found
+
+    def describe(self, value: SSAValue) -> _Operand:
+        """``(root region, its box when no offset depends on a symbol, else None)``."""
+        found = self.described.get(value)
+        if found is None:
+            region = root_region(value)
+            constant = all(type(d.start) is Affine and not d.start.terms for d in region.dims)
+            found = self.described[value] = (region, _box(region, {}) if constant else None)
+        return found
+
+    def judge(self, operand: _Operand, written: Region, write_box, env: dict, live: Live) -> bool:
+        """Is no element of the operand's region live after the op (its own write excepted)?"""
+        region, fixed = operand
         if region.root not in self.local:
             return False
         mask = live.get(region.root)
         if mask is None:
             return True
-        box = _box(region, env)
+        box = fixed if fixed is not None else _box(region, env)
         if box is None:
             return not mask.any()
         view = mask[box].copy()
@@ -183,13 +205,13 @@ class _Walker:
         if box is not None and region.root in live:
             live[region.root][box] = False
 
-    def gen(self, live: Live, region: Region, env: dict) -> None:
+    def gen(self, live: Live, region: Region, box) -> None:
+        """Mark ``box`` of ``region``'s root live (the whole root when ``box`` is None)."""
         root = region.root
         if root not in live:
             if not isinstance(root.type, MemRefType):
                 return
             live[root] = np.zeros(memref_shape(root.type), dtype=bool)
-        box = _box(region, env)
         if box is None:
             live[root][...] = True
         else:
@@ -203,9 +225,9 @@ def _has_opaque_memrefs(function: func.FuncOp) -> bool:
     """Memref values that are not arguments, allocations, views or slots (region results,
     loop-carried memrefs, results of unknown ops): the analysis cannot tell what they alias."""
     for op in function.walk():
-        if isinstance(op, memref.AllocOp) or op_semantics(op).kind == PURE and op.name.startswith("tile."):
-            continue
-        if any(isinstance(r.type, MemRefType) for r in op.results):
+        if any(isinstance(r.type, MemRefType) for r in op.results) and not (
+                isinstance(op, memref.AllocOp)
+                or op.name.startswith("tile.") and op_semantics(op).kind == PURE):
             return True
         for region in op.regions:
             for block in region.blocks:

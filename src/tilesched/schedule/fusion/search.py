@@ -27,8 +27,8 @@ plans come from :mod:`.exact` (CP-SAT). Deterministic: ties break on node order.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from tilesched.schedule.fusion.cost import group_cost, plan_cost
 from tilesched.schedule.fusion.graph import FusionGraph
@@ -168,14 +168,19 @@ class _Committed:
             self.pos[node] = lo + offset
 
 
-@dataclass
+_RANK = attrgetter("cost", "labels")  # cheapest first, ties by the partition
+
+
 class _State:
     """A partition of one component: ``labels[k]`` is the first node of the group of the
     component's ``k``-th node; ``members`` maps a first node to its group."""
 
-    labels: tuple[int, ...]
-    members: dict[int, tuple[int, ...]]
-    cost: int
+    __slots__ = ("labels", "members", "cost")
+
+    def __init__(self, labels: tuple[int, ...], members: dict[int, tuple[int, ...]], cost: int):
+        self.labels = labels
+        self.members = members
+        self.cost = cost
 
     def key(self) -> tuple[int, ...]:
         return self.labels
@@ -229,6 +234,7 @@ class _ComponentSearch:
         for i, j in self.edges:
             self.adjacent[i].add(j)
             self.adjacent[j].add(i)
+        self.closures: dict[tuple[int, ...], tuple[int, int, int]] = {}
 
     def best(self) -> list[list[int]]:
         state = self.beam_search()
@@ -253,42 +259,50 @@ class _ComponentSearch:
                 children.setdefault(state.key(), state)
                 if merged is not None:
                     children.setdefault(merged.key(), merged)
-            beam = sorted(children.values(), key=lambda s: (s.cost, s.key()))[:self.planner.beam]
+            beam = sorted(children.values(), key=_RANK)[:self.planner.beam]
         return beam[0]
 
     def merge(self, state: _State, u: int, v: int) -> _State | None:
-        a, b = state.labels[self.index[u]], state.labels[self.index[v]]
+        labels = state.labels
+        a, b = labels[self.index[u]], labels[self.index[v]]
         if a == b:
             return None
-        group = tuple(sorted(state.members[a] + state.members[b]))
-        others = [ms for key, ms in state.members.items() if key not in (a, b) and len(ms) > 1]
-        if not self.feasible(group, others):
+        members = state.members
+        first, second = members[a], members[b]
+        group = tuple(sorted(first + second))
+        if not self.feasible(group, [ms for key, ms in members.items()
+                                     if key != a and key != b and len(ms) > 1]):
             return None
-        labels = list(state.labels)
-        first = group[0]
+        head = group[0]
+        new_labels = list(labels)
+        index = self.index
         for m in group:
-            labels[self.index[m]] = first
-        members = {k: ms for k, ms in state.members.items() if k not in (a, b)}
-        members[first] = group
-        cost = state.cost - self.planner.cost(state.members[a]) - self.planner.cost(state.members[b]) \
-            + self.planner.cost(group)
-        return _State(tuple(labels), members, cost)
+            new_labels[index[m]] = head
+        new_members = dict(members)
+        del new_members[a], new_members[b]
+        new_members[head] = group  # last, as the first node of the merged group
+        cost = self.planner.cost
+        return _State(tuple(new_labels), new_members,
+                      state.cost - cost(first) - cost(second) + cost(group))
 
-    def feasible(self, group: Sequence[int], others: list[tuple[int, ...]]) -> bool:
+    def closure(self, group: tuple[int, ...]) -> tuple[int, int, int]:
+        """``(bits, bits | descendants, bits | ancestors)`` of a group in the window, remembered."""
+        found = self.closures.get(group)
+        if found is None:
+            mask = down = up = 0
+            for m in group:
+                mask |= self.bit[m]
+                down |= self.desc[m]
+                up |= self.anc[m]
+            found = self.closures[group] = (mask, down | mask, up | mask)
+        return found
+
+    def feasible(self, group: tuple[int, ...], others: list[tuple[int, ...]]) -> bool:
         """Can ``group`` be a span beside ``others`` (no path leaves it and comes back)?"""
-        mask = down = up = 0
-        for m in group:
-            mask |= self.bit[m]
-            down |= self.desc[m]
-            up |= self.anc[m]
-        closures = []
-        for ms in others:
-            other_mask = sum(self.bit[m] for m in ms)
-            other_down = other_up = other_mask
-            for m in ms:
-                other_down |= self.desc[m]
-                other_up |= self.anc[m]
-            closures.append((other_mask, other_down, other_up))
+        mask, down, up = self.closure(group)
+        if down & up & ~mask:
+            return False
+        closures = [self.closure(ms) for ms in others]
         changed = True
         while changed:  # paths through other groups: entering one reaches all it reaches
             changed = False
@@ -299,7 +313,9 @@ class _ComponentSearch:
                 if up & other_mask and (up | other_up) != up:
                     up |= other_up
                     changed = True
-        return not (down & up & ~mask)
+            if down & up & ~mask:  # reachability only grows
+                return False
+        return True
 
     # ------------------------------------------------------------------ local improvement
 

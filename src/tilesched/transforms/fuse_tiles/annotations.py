@@ -16,6 +16,7 @@ annotations, and the last-use flags are recomputed for the program as it now is.
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, ModuleOp, i1, i64
@@ -100,8 +101,20 @@ def strip(op: Operation) -> None:
 
 
 def set_group(op: Operation, group: int, order: int) -> None:
-    op.attributes[FUSION_GROUP] = IntegerAttr(group, i64)
-    op.attributes[FUSION_ORDER] = IntegerAttr(order, i64)
+    op.attributes[FUSION_GROUP] = _i64(group)
+    op.attributes[FUSION_ORDER] = _i64(order)
+
+
+@lru_cache(maxsize=4096)
+def _i64(value: int) -> IntegerAttr:
+    """An ``i64`` attribute, made once per value (attributes are immutable and shared)."""
+    return IntegerAttr(value, i64)
+
+
+@lru_cache(maxsize=1024)
+def _flags(flags: tuple[bool, ...]) -> DenseArrayBase:
+    """A ``tile.last_use`` array, made once per pattern."""
+    return DenseArrayBase.from_list(i1, [int(f) for f in flags])
 
 
 def group_id(op: Operation) -> int | None:
@@ -116,8 +129,7 @@ def mark_last_use(function: func.FuncOp) -> None:
         return
     facts = function_liveness(function)
     for op in members:
-        flags = facts.flags(op)
-        op.attributes[LAST_USE] = DenseArrayBase.from_list(i1, [int(f) for f in flags])
+        op.attributes[LAST_USE] = _flags(tuple(facts.flags(op)))
 
 
 def runs(block: Block) -> list[list[Operation]]:

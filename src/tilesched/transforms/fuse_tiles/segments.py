@@ -23,7 +23,7 @@ from xdsl.ir import Block, Operation
 from tilesched.analysis.effects import effects_of
 from tilesched.analysis.fusion_liveness import LivenessFacts
 from tilesched.analysis.fusion_semantics import HARD_BOUNDARY, PURE, op_semantics
-from tilesched.analysis.reduced_deps import reduced_dependences
+from tilesched.analysis.reduced_deps import reduced_edges
 from tilesched.analysis.regions import Region, disjoint, root_region
 from tilesched.analysis.units import op_route
 from tilesched.ir.blocks import body_ops
@@ -50,7 +50,8 @@ def block_segments(block: Block, target: Target, facts: LivenessFacts) -> list[S
 
 
 class _Builder:
-    """Builds the segments of one block (op semantics and regions computed once per op)."""
+    """Builds the segments of one block (op semantics, routes and memref operands computed once
+    per op; regions, tile keys and sizes once per value: a block reuses a few tiles many times)."""
 
     def __init__(self, block: Block, target: Target, facts: LivenessFacts):
         self.ops = body_ops(block)
@@ -58,12 +59,33 @@ class _Builder:
         self.facts = facts
         self.semantics = {op: op_semantics(op) for op in self.ops}
         self.regions: dict = {}
+        self.sizes: dict = {}
+        self.routes: dict = {}
+        self.tiles: dict[Region, int] = {}
+        self.value_tiles: dict[int, int] = {}
         self.flow = _Dataflow(self.ops, self.region)
 
     def region(self, value) -> Region:
         found = self.regions.get(value)
         if found is None:
             found = self.regions[value] = root_region(value)
+        return found
+
+    def size(self, value) -> int:
+        found = self.sizes.get(value)
+        if found is None:
+            found = self.sizes[value] = _bytes(value)
+        return found
+
+    def route(self, op: Operation):
+        """``op_route``, once per op name and operand values (an op with a ``pipe`` each time)."""
+        if isinstance(op, TileOp) and op.pipe is None and op in self.flow.memrefs:
+            key = (op.name, *map(id, self.flow.memrefs[op]))
+        else:
+            key = op
+        found = self.routes.get(key, self)
+        if found is self:
+            found = self.routes[key] = op_route(op, self.target)
         return found
 
     def segments(self) -> list[Segment]:
@@ -85,17 +107,21 @@ class _Builder:
             if group_id(op) is not None:
                 pinned.setdefault(group_id(op), []).append(k)
         pinned_ops = {nodes[k] for members in pinned.values() for k in members}
-        tiles: dict[Region, int] = {}
+        self.tiles, self.value_tiles = {}, {}  # per segment: region -> key, id(value) -> key
         domains = {op: self.domain(op, pinned_ops) for op in nodes}
-        graph_nodes = [self.node(op, domains, index, tiles) for op in nodes]
-        producer = self.flow.producer
-        dataflow = sorted({(index[producer[op, s]], index[op])
-                           for op in nodes if domains[op] is not None
-                           for s in range(len(graph_nodes[index[op]].reads))
-                           if (op, s) in producer and producer[op, s] in index
-                           and domains.get(producer[op, s]) == domains[op]})
-        edges = sorted({(d.src, d.dst) for d in reduced_dependences(nodes)})  # same closure
+        graph_nodes = [self.node(op, domains, index) for op in nodes]
+        dataflow = sorted({(stream.producer, k) for k, node in enumerate(graph_nodes)
+                           for stream in node.reads if stream.producer is not None})
+        edges = reduced_edges(nodes)  # the transitive closure of every dependence, sorted
         return Segment(ops, nodes, FusionGraph(graph_nodes, edges, dataflow), pinned)
+
+    def tile_key(self, value) -> int:
+        """The segment's number for the region ``value`` covers (equal regions, one number)."""
+        key = self.value_tiles.get(id(value))
+        if key is None:
+            key = self.value_tiles[id(value)] = self.tiles.setdefault(self.region(value),
+                                                                      len(self.tiles))
+        return key
 
     def domain(self, op: Operation, pinned: set[Operation]) -> tuple | None:
         """(unit, iteration domain) of a fusible op, or None when it cannot be fused here."""
@@ -103,25 +129,24 @@ class _Builder:
         if not semantics.fusible or op in pinned or not isinstance(op, TileOp) \
                 or op.latency is not None:
             return None
-        rule = op_route(op, self.target)
+        rule = self.route(op)
         unit = self.target.units.get(rule.unit) if rule is not None else None
         if unit is None or unit.fusion is None:
             return None
         return (rule.unit, semantics.domain)
 
-    def node(self, op: Operation, domains: dict, index: dict, tiles: dict[Region, int]
-             ) -> FusionNode:
+    def node(self, op: Operation, domains: dict, index: dict) -> FusionNode:
         domain = domains[op]
         if domain is None:
             return FusionNode(False, name=op.name)
-        rule = op_route(op, self.target)
+        rule = self.route(op)
         unit = self.target.units[rule.unit]
         model = unit.fusion
         bandwidth = self.target.bandwidth(rule)
-        memrefs = [v for v in op.operands if isinstance(v.type, MemRefType)]
+        memrefs = self.flow.memrefs[op]
 
         def stream(value, producer=None) -> Stream:
-            size = _bytes(value)
+            size = self.size(value)
             return Stream(stream_cycles(size, bandwidth),
                           stream_cycles(size, model.register_bytes_per_cycle), producer)
 
@@ -135,7 +160,7 @@ class _Builder:
         partners = all(r in index and domains.get(r) == domain for r in readers)
         stays = bool(readers) and partners and op not in flow.read_elsewhere \
             and not self.facts.escapes.get(op, True)
-        keys = [tiles.setdefault(self.region(value), len(tiles)) for value in memrefs]
+        keys = [self.tile_key(value) for value in memrefs]
         return FusionNode(
             fusible=True, domain=domain,
             head_fixed=unit.fixed if rule.fixed is None else rule.fixed,
@@ -154,6 +179,7 @@ class _Dataflow:
         self.producer: dict[tuple[Operation, int], Operation] = {}
         self.readers: dict[Operation, list[Operation]] = {}
         self.read_elsewhere: set[Operation] = set()
+        self.memrefs: dict[Operation, list] = {}  # memref operands of each tile op
         self.current: dict[object, list[tuple[Region, Operation]]] = {}
         self.region = region
         for op in ops:
@@ -161,11 +187,12 @@ class _Dataflow:
 
     def visit(self, op: Operation) -> None:
         if isinstance(op, TileOp) and not isinstance(op, CallOp):
-            memrefs = [v for v in op.operands if isinstance(v.type, MemRefType)]
-            reads = memrefs[:-1] if op.read_operands() else []
+            memrefs = self.memrefs[op] = [v for v in op.operands if isinstance(v.type, MemRefType)]
+            read_list = op.read_operands()
+            reads = memrefs[:-1] if read_list else []
             for slot, value in enumerate(reads):
                 self.read(op, slot, self.region(value))
-            if len(op.read_operands()) > len(reads):  # matmul {accumulate} reads its output
+            if len(read_list) > len(reads):  # matmul {accumulate} reads its output
                 self.read(op, -1, self.region(memrefs[-1]))
             self.write(op, self.region(memrefs[-1]))
             return
