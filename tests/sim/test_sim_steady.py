@@ -1,4 +1,5 @@
-"""Steady-state simulation gives what full simulation gives (docs/simulator.md, "Steady state").
+"""Steady-state simulation gives what full simulation gives (docs/simulator.md, "Steady state");
+full simulation with replayed iterations (``replay.py``) gives what it gives lowering every one.
 
 Differential tests: every example (as written, with more iterations, and synchronized by
 insert-sync), random loop programs of the three sync families (hypothesis), and the programs that
@@ -294,3 +295,58 @@ def _amd_program(trips, body, late, picks):
 @given(amd_loops())
 def test_random_amd_loops(program):
     assert_same(_amd_program(*program), load_target("amd-gfx950"))
+
+
+# ---------------------------------------------------------------------- replayed iterations
+
+REPLAY_SETTINGS = settings(max_examples=10, deadline=None,
+                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def assert_replay_exact(module, target, args=None) -> int:
+    """Full simulation replaying periodic iterations reports exactly what lowering every
+    iteration reports; returns how many iterations were replayed."""
+    engine = Engine(stream_module(module, target, args), steady=False)
+    replayed = run_engine(engine)
+    lowered = run_engine(Engine(stream_module(module, target, args), steady=False, replay=False))
+    assert comparable(replayed) == comparable(lowered)
+    assert replayed.ops_simulated == lowered.ops_simulated
+    return engine.p.lowering.replayed
+
+
+@pytest.mark.parametrize("example", [e.name for e in EXAMPLES])
+def test_replayed_iterations_are_exact_on_every_example(example):
+    target = load_target(next(e.target for e in EXAMPLES if e.name == example))
+    assert_replay_exact(parse_text(scaled(example, 60), f"{example}.mlir"), target)
+
+
+def test_replay_engages_on_the_synchronized_gemms():
+    for name in ("ascend_gemm", "cuda_gemm"):
+        spec = next(e for e in EXAMPLES if e.name == name)
+        target = load_target(spec.target)
+        module = parse_text(scaled(name, 120), f"{name}.mlir")
+        run_pipeline(module, parse_pass_pipeline("insert-sync"), TileContext(target))
+        assert assert_replay_exact(module, target) > 100
+
+
+@REPLAY_SETTINGS
+@given(ascend_loops())
+def test_replay_random_ascend_loops(program):
+    assert_replay_exact(_ascend_program(*program), load_target("ascend-a2"))
+
+
+@REPLAY_SETTINGS
+@given(cuda_loops())
+def test_replay_random_cuda_loops(program):
+    assert_replay_exact(_cuda_program(*program), load_target("cuda-sm80"))
+
+
+@REPLAY_SETTINGS
+@given(amd_loops())
+def test_replay_random_amd_loops(program):
+    assert_replay_exact(_amd_program(*program), load_target("amd-gfx950"))
+
+
+@pytest.mark.parametrize("fault", ["deadlock", "leak", "race", "leak-every"])
+def test_replay_around_a_late_fault(fault):
+    assert assert_replay_exact(_flag_loop(300, 200, fault), load_target("ascend-a2")) > 150

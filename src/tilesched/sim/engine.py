@@ -54,7 +54,7 @@ class Engine(IssuerWalk, UnitWalk):
     """One simulation of a compiled program; :meth:`run` returns a :class:`SimResult`."""
 
     def __init__(self, program: Program, check_races: bool = True, record: bool = False,
-                 bound: bool = True, steady: bool = False):
+                 bound: bool = True, steady: bool = False, replay: bool = True):
         self.p = p = program
         self.machine = p.machine
         self.issue_cost = p.machine.issue_cost
@@ -78,6 +78,8 @@ class Engine(IssuerWalk, UnitWalk):
         if steady and not record and hasattr(p, "jump"):
             self.steady = SteadyState(self, p)
             self.awaited, self.await_wins = set(), set()
+        elif replay and hasattr(p, "lowering"):
+            p.lowering.replay = True  # every iteration is simulated, periodic ones not re-lowered
 
     def _init_agents(self) -> None:
         """Per-agent arrays (indexed by agent): time, epoch, clock, queue, marks."""

@@ -56,6 +56,7 @@ from tilesched.ir.tile import (
     ViewOp,
 )
 from tilesched.ir.types import memory_space, memref_shape
+from tilesched.sim.replay import LoopReplay
 from tilesched.sim.trace import Access, Buffer, MachineModel, Trace, TraceOp, UnitSpec
 from tilesched.target.model import Route, Target
 
@@ -173,6 +174,8 @@ class Lowering:
         self.body = None
         self.frames: list[LoopFrame] = []  # the loops being run, outermost first
         self.compiled: dict[Block, list] = {}  # block -> its steps (see block())
+        self.replay = False  # replay periodic loop iterations instead of lowering them (replay.py)
+        self.replayed = 0  # iterations replayed
 
     # -------------------------------------------------------------- entry
 
@@ -401,6 +404,7 @@ class Lowering:
         body = op.body.block
         yield from self._mark(ENTER, frame)
         self.frames.append(frame)
+        replay = LoopReplay.for_loop(self, frame, View) if self.replay else None
         while frame.n < frame.trips:
             n = frame.n
             self.env[body.args[0]] = lb + n * step
@@ -409,9 +413,18 @@ class Lowering:
             yield from self._mark(ITER, frame)
             if frame.n != n:  # moved forward by the steady-state simulation
                 continue
+            if replay is not None:
+                moved = replay.ops(n)
+                if moved is not None:  # the ops of a period earlier, moved (replay.py)
+                    self.ops = moved
+                    self.replayed += 1
+                    frame.n = n + 1
+                    continue
             yielded = yield from self.block(body)
             if yielded is not None:
                 frame.carried = yielded
+            if replay is not None:
+                replay.lowered(n, self.ops)
             frame.n = n + 1
         yield from self._mark(EXIT, frame)
         self.frames.pop()

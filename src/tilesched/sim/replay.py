@@ -1,0 +1,125 @@
+"""Replaying a loop's lowered iterations instead of interpreting its body again (``sim --full``).
+
+Within a *segment* of iterations (``loop_analysis.py``) iteration ``n + P`` lowers the ops of
+iteration ``n`` with every region of buffer ``b`` moved by ``shift[b]`` and its ``iter_args`` given
+by their closed forms. Full simulation still simulates every iteration; only the lowering of the
+body (environment look-ups, index arithmetic, views) is replaced, once the segment is known, by
+moving the regions of the ops lowered one period earlier.
+
+The analysis proves the repetition; as a second guard, a segment is replayed only after a whole
+period was lowered normally and matched the ops of the period before it, moved (and the
+``iter_args`` their closed forms). Loops with inner loops are lowered normally (their chunks
+nest), as is anything the analysis cannot follow.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import scf
+
+from tilesched.sim.loop_analysis import Unanalyzable, analyze_loop
+
+
+class LoopReplay:
+    """Lowered iterations of one execution of a loop, replayed period after period."""
+
+    def __init__(self, lowering, frame, view_type):
+        self.lowering, self.frame, self.view_type = lowering, frame, view_type
+        self.segment = None
+        self.recorded: dict[int, list] = {}  # iteration -> its lowered (sid, operands)
+        self.matched = 0  # iterations in a row that matched the one a period earlier
+        self.masks: dict[int, tuple] = {}  # sid -> per operand: is it a memref
+        self.steps: dict[int, tuple | int | None] = {}  # buffer -> region move per period
+
+    @staticmethod
+    def for_loop(lowering, frame, view_type) -> LoopReplay | None:
+        """A replay for a loop without inner loops (``None`` otherwise)."""
+        if any(isinstance(op, scf.ForOp) for op in frame.op.body.walk()):
+            return None
+        return LoopReplay(lowering, frame, view_type)
+
+    def ops(self, n: int) -> list | None:
+        """The ops of iteration ``n`` moved from a period earlier, or ``None``: lower it."""
+        segment = self.segment
+        if segment is None or n >= segment.end or n < segment.start:
+            self._analyze(n)
+            return None
+        period = segment.period
+        if self.matched < period:
+            return None
+        earlier = self.recorded.get(n - period)
+        if earlier is None:
+            return None
+        moved = self._moved(earlier)
+        if moved is None:
+            self.segment = None
+            return None
+        self._record(n, moved)
+        self.frame.carried = segment.carried_at(n + 1)
+        return moved
+
+    def lowered(self, n: int, ops: list) -> None:
+        """Iteration ``n`` was lowered normally: compare it with the one a period earlier."""
+        segment = self.segment
+        if segment is None or not segment.start <= n < segment.end:
+            return
+        earlier = self.recorded.get(n - segment.period)
+        if earlier is not None and self._moved(earlier) == ops \
+                and list(self.frame.carried) == segment.carried_at(n + 1):
+            self.matched += 1
+        else:
+            self.matched = 0
+        self._record(n, list(ops))
+
+    def _record(self, n: int, ops: list) -> None:
+        self.recorded[n] = ops
+        self.recorded.pop(n - self.segment.period, None)
+
+    def _analyze(self, n: int) -> None:
+        """Start a new segment at iteration ``n`` (none when the analysis gives up)."""
+        self.segment, self.matched = None, 0
+        self.recorded.clear()
+        frame = self.frame
+        try:
+            segment = analyze_loop(frame.op, frame.lb, frame.step, frame.trips, n,
+                                   self.lowering.env, self.view_type)
+        except Unanalyzable:
+            return
+        if segment.end - segment.start < 3 * segment.period:
+            return  # too short to be worth it
+        self.segment = segment
+        self.steps = {buf: None if step is None else (step if any(step) else 0)
+                      for buf, step in segment.shift.items()}
+
+    def _moved(self, ops: list) -> list | None:
+        """``ops`` one period later (``None`` when something does not simply move: a buffer
+        whose regions move by different amounts, a sync op with a run-time operand)."""
+        out = []
+        masks, steps = self.masks, self.steps
+        statics = self.lowering.statics
+        for sid, operands in ops:
+            if not operands:
+                out.append((sid, operands))
+                continue
+            mask = masks.get(sid)
+            if mask is None:
+                info = statics[sid]
+                mask = masks[sid] = (() if info.is_sync
+                                     else tuple(shape is not None for shape in info.shapes))
+            if not mask:
+                return None
+            moved = []
+            for operand, mem in zip(operands, mask, strict=True):
+                if not mem:
+                    moved.append(operand)
+                    continue
+                buf, region = operand
+                step = steps.get(buf, 0)
+                if step == 0:
+                    moved.append(operand)
+                elif step is None:
+                    return None
+                else:
+                    moved.append((buf, tuple((lo + s, hi + s)
+                                             for (lo, hi), s in zip(region, step, strict=True))))
+            out.append((sid, tuple(moved)))
+        return out
