@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from tilesched.schedule.reorder.event_schedule import Variant
 from tilesched.schedule.reorder.exact import exact_order, supports
+from tilesched.schedule.reorder.list_schedule import ReplayFloor
 from tilesched.schedule.reorder.order_cost import Machine, OrderCost, evaluate_order
 from tilesched.schedule.reorder.search import (
     SegmentSchedule,
@@ -112,3 +113,53 @@ def test_variants_have_distinct_names():
     names = {Variant(s, a, b, c).name for s in ("min-max", "min-max-sum")
              for a in (False, True) for b in (False, True) for c in (False, True)}
     assert len(names) == 16
+
+
+@st.composite
+def mixed_segments(draw, max_nodes=12):
+    """Segments with inline, free and boundary nodes, sometimes a loop body (carried deps)."""
+    n = draw(st.integers(2, max_nodes))
+    units = draw(st.lists(st.sampled_from(["MTE2", "V", "MTE3", "S", None]), min_size=n,
+                          max_size=n))
+    boundary = [u is None and draw(st.booleans()) for u in units]
+    durations = draw(st.lists(st.integers(0, 60), min_size=n, max_size=n))
+    deps = sorted(draw(st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))
+                               .filter(lambda d: d[0] < d[1]), max_size=2 * n)))
+    carried = None
+    if draw(st.booleans()):
+        carried = sorted(draw(st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
+                                                st.just(1)), max_size=3)))
+    return Segment(units, durations, inline=[u == "S" for u in units], control=boundary,
+                   boundary=boundary, deps=deps, carried=carried, trips=2 if carried else 1)
+
+
+@slow(80)
+@given(mixed_segments(), st.integers(1, 3), st.randoms(use_true_random=False))
+def test_replay_floor_never_exceeds_the_cycles_of_the_finished_order(segment, limit, rng):
+    """Every prefix's floor is at most what the whole order (any sync plan) replays in."""
+    machine = Machine(limit, inline_units=frozenset({"S"}))
+    order, ready = [], [k for k in range(len(segment)) if not segment.preds[k]]
+    indegree = [len(p) for p in segment.preds]
+    while ready:
+        node = ready.pop(rng.randrange(len(ready)))
+        order.append(node)
+        for succ in segment.succs[node]:
+            indegree[succ] -= 1
+            if not indegree[succ]:
+                ready.append(succ)
+    cycles = evaluate_order(segment, order, machine).makespan
+    floor = ReplayFloor(segment, machine.issue_cycles, machine.inline_units)
+    for node in order:
+        floor.place(node)
+        assert floor.bound() <= cycles
+
+
+@slow(60)
+@given(st.one_of(segments(max_nodes=14), mixed_segments(max_nodes=14)), st.integers(1, 3),
+       st.sampled_from(["fit", "cycles"]))
+def test_giving_up_on_slow_runs_keeps_the_chosen_order(segment, limit, objective):
+    """Runs stopped by the floor could not have been chosen: the result is the same."""
+    machine = Machine(limit)
+    kept = schedule_segment(segment, machine, "all", objective)
+    full = schedule_segment(segment, machine, "all", objective, stop_early=False)
+    assert kept.best.order == full.best.order and kept.strict == full.strict

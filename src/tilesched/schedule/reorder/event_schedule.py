@@ -36,7 +36,12 @@ from dataclasses import dataclass
 from math import ceil
 
 from tilesched.schedule.flags import FlagTracker, Item
-from tilesched.schedule.reorder.list_schedule import Timeline, bottom_levels, remaining_work
+from tilesched.schedule.reorder.list_schedule import (
+    ReplayFloor,
+    Timeline,
+    bottom_levels,
+    remaining_work,
+)
 from tilesched.schedule.reorder.order_cost import Machine
 from tilesched.schedule.reorder.segment import Segment
 
@@ -95,13 +100,14 @@ class EventListScheduler:
     """One run of the event-aware list scheduler with one :class:`Variant`.
 
     ``run()`` returns the order, or ``None`` when strict mode reaches a state where every
-    candidate is forbidden. Candidates per step: a few ready nodes per unit by index and by
+    candidate is forbidden, or when the order so far cannot replay in ``give_up_above``
+    cycles or fewer (:class:`ReplayFloor`: a known order is faster whatever comes next). Candidates per step: a few ready nodes per unit by index and by
     critical path, plus the ready consumers of each pair's latest pending producer (the
     consumer whose single wait covers every pending producer of the pair).
     """
 
     def __init__(self, segment: Segment, machine: Machine, variant: Variant,
-                 enforce: bool = True) -> None:
+                 enforce: bool = True, give_up_above: int | None = None) -> None:
         self.segment = segment
         self.machine = machine
         self.variant = variant
@@ -109,6 +115,9 @@ class EventListScheduler:
         self.reserved = reserved_pairs(segment, machine.limit)
         self.tracker = FlagTracker(machine.limit, machine.pipelined, self.reserved)
         self.timeline = Timeline(segment)
+        self.give_up_above = give_up_above
+        self.floor = None if give_up_above is None else \
+            ReplayFloor(segment, machine.issue_cycles, machine.inline_units)
         self.levels = bottom_levels(segment)
         self.work = remaining_work(segment)
         self.order: list[int] = []
@@ -134,6 +143,10 @@ class EventListScheduler:
                 if node is None:
                     return None
             self._commit(node)
+            if self.floor is not None:
+                self.floor.place(node)
+                if self.floor.bound() > self.give_up_above:
+                    return None
         return self.order
 
     # -------------------------------------------------------------- ready set

@@ -10,7 +10,9 @@ For choosing an order, :class:`Timeline` keeps the earliest start of each ready 
 unit free, its predecessors done) and :func:`bottom_levels` the classic critical-path
 priority: the longest chain of durations from a node to the end (Hu 1961; Graham's list
 scheduling). ``remaining_work`` per unit gives the unit-balance priority: an op of the
-unit with the most work left should not wait.
+unit with the most work left should not wait. :class:`ReplayFloor` bounds from below the
+cycles any completion of a partial order can take, so a run that cannot beat a known order
+stops early.
 """
 
 from __future__ import annotations
@@ -156,3 +158,57 @@ class Timeline:
             self.floor = end
         elif self.segment.units[i] is not None:
             self.free[self.segment.units[i]] = end
+
+
+class ReplayFloor:
+    """A lower bound on the replayed cycles of every completion of an order being built.
+
+    It replays the order so far by :func:`replay`'s rules without the sync entries, except
+    that an op starts no earlier than the end of each memory dependence it has: any correct
+    synchronization makes it wait for those (flags, a drain, issue order), and every entry
+    the real plan adds only delays what follows. What the order still has to run on a unit
+    starts after what the unit has run so far, so ``free + remaining work`` of each unit
+    bounds the final cycle count. Valid for straight-line pieces and loop bodies alike (the
+    first iteration is a prefix of the replay).
+    """
+
+    def __init__(self, segment: Segment, issue_cycles: int, inline_units: frozenset[str]) -> None:
+        self.segment = segment
+        self.issue_cycles = issue_cycles
+        self.inline_units = inline_units
+        self.issuer = 0
+        self.free: dict[str, int] = defaultdict(int)
+        self.finish = [0] * len(segment)
+        self.left: dict[str, int] = defaultdict(int)  # work of each unit not yet placed
+        for node, unit in enumerate(segment.units):
+            if unit is not None and not segment.boundary[node]:
+                self.left[unit] += segment.durations[node]
+                self.free[unit] = 0
+
+    def place(self, node: int) -> None:
+        """Append ``node`` to the order."""
+        segment, unit = self.segment, self.segment.units[node]
+        duration = segment.durations[node]
+        if segment.boundary[node]:  # a fence: runs alone
+            self.issuer = max([self.issuer, *self.free.values()]) + duration
+            for other in self.free:
+                self.free[other] = self.issuer
+            self.finish[node] = self.issuer
+            return
+        if unit is None:
+            return
+        finish = self.finish
+        start = max((finish[p] for p in segment.dep_preds[node]), default=0)
+        if unit in self.inline_units:
+            self.issuer = max(self.issuer, self.free[unit], start) + duration
+            end = self.issuer
+        else:
+            end = max(self.issuer, self.free[unit], start) + duration
+            self.issuer += self.issue_cycles
+        self.free[unit] = finish[node] = end
+        self.left[unit] -= duration
+
+    def bound(self) -> int:
+        """No completion of the order so far replays in fewer cycles than this."""
+        left = self.left
+        return max([self.issuer, *(free + left[unit] for unit, free in self.free.items())])

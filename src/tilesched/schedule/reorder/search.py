@@ -74,7 +74,8 @@ def variants_for(strategy: str, size: int, enforce: bool = True) -> list[Variant
 
 
 def schedule_segment(segment: Segment, machine: Machine, strategy: str = "all",
-                     objective: str = "fit", guard: bool = True) -> SegmentSchedule:
+                     objective: str = "fit", guard: bool = True,
+                     stop_early: bool = True) -> SegmentSchedule:
     """Choose the order of ``segment``: strict variants first, relaxed ones if none fits.
 
     ``objective="fit"``: the fastest order that fits the event limit, as long as it is no
@@ -83,12 +84,16 @@ def schedule_segment(segment: Segment, machine: Machine, strategy: str = "all",
     Every order is judged by :func:`evaluate_order`: the flags insert-sync will plan, and
     the cycles they cost. ``guard=False`` drops the "no slower than the original" condition
     (benchmarks use it to measure the best fitting order the heuristic finds).
+    ``stop_early``: when the original order fits, a run is stopped as soon as its order is
+    sure to be slower (:class:`ReplayFloor`): it could not be chosen. Only the time changes.
     """
     original = evaluate_order(segment, list(range(len(segment))), machine)
     if len(segment) < 2 or not any(u is not None for u in segment.units):
         return SegmentSchedule(original, original, strict=True, tried=[original])
+    # With a fitting original, a slower order can never be chosen: runs stop once they must be
+    limit = original.makespan if stop_early and guard and original.fits else None
     tried = [original] + _run_variants(segment, machine, variants_for(strategy, len(segment)),
-                                       enforce=True)
+                                       enforce=True, give_up_above=limit)
     if objective == "fit":
         fitting = [c for c in tried if c.fits and (c.makespan <= original.makespan or not guard)]
         if fitting:
@@ -96,7 +101,7 @@ def schedule_segment(segment: Segment, machine: Machine, strategy: str = "all",
             best = local_search(segment, machine, best, _fit_first)
             return SegmentSchedule(best, original, strict=True, tried=tried)
     tried += _run_variants(segment, machine, variants_for(strategy, len(segment), False),
-                           enforce=False)
+                           enforce=False, give_up_above=limit)
     best = min(tried, key=lambda c: (c.makespan, c.fallbacks, c is not original))
     best = local_search(segment, machine, best, _fastest)
     return SegmentSchedule(best, original, strict=best.fits, tried=tried,
@@ -120,10 +125,12 @@ def adopt(result: SegmentSchedule, candidate: OrderCost, objective: str = "fit")
 
 
 def _run_variants(segment: Segment, machine: Machine, variants: list[Variant],
-                  enforce: bool) -> list[OrderCost]:
+                  enforce: bool, give_up_above: int | None = None) -> list[OrderCost]:
+    """The orders the variants build and their costs (runs that fail or, with
+    ``give_up_above``, cannot finish within that many cycles are left out)."""
     found, seen = [], set()
     for variant in variants:
-        scheduler = EventListScheduler(segment, machine, variant, enforce)
+        scheduler = EventListScheduler(segment, machine, variant, enforce, give_up_above)
         order = scheduler.run()
         if order is None or tuple(order) in seen:
             continue
