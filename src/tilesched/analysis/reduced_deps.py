@@ -29,6 +29,7 @@ from tilesched.analysis.dependence import (
 )
 from tilesched.analysis.effects import effects_of, tile_accesses
 from tilesched.analysis.regions import Region, root_region
+from tilesched.ir.tile import SlotOp
 from tilesched.ir.types import memref_shape
 
 
@@ -57,8 +58,9 @@ class _LiveIndex:
     """Live accesses of one root buffer, split by read (0) / write (1). Constant regions are
     kept sorted by the start of their first dimension, so only overlapping ones are visited.
 
-    An entry is ``(op index, region, box)``; ``box`` is the constant ``[start, end)`` per
-    dimension, or None for a symbolic region (kept apart: it may overlap anything).
+    An entry is ``(op index, region, box, inside)``; ``box`` is the constant ``[start, end)``
+    per dimension, or None for a symbolic region (kept apart: it may overlap anything);
+    ``inside``: the box lies within the root (a write of the whole root covers it).
     """
 
     __slots__ = ("starts", "entries", "longest", "symbolic")
@@ -84,16 +86,19 @@ class _LiveIndex:
     def overlapping(self, box, kind: int) -> list[tuple[int, tuple]]:
         """``(position, entry)`` of the entries of ``kind`` that may overlap ``box``; position
         -1 marks a symbolic entry."""
-        found = [(-1, entry) for entry in self.symbolic[kind]]
-        entries = self.entries[kind]
+        entries, symbolic = self.entries[kind], self.symbolic[kind]
         if box is None:
-            found.extend(enumerate(entries))
-            return found
-        start, end = box[0]
-        starts = self.starts[kind]
-        low = bisect_left(starts, start - self.longest[kind] + 1)
-        high = bisect_left(starts, end, low)
-        found.extend((p, entries[p]) for p in range(low, high))
+            found = list(enumerate(entries))
+        elif entries:
+            start, end = box[0]
+            starts = self.starts[kind]
+            low = bisect_left(starts, start - self.longest[kind] + 1)
+            high = bisect_left(starts, end, low)
+            found = list(zip(range(low, high), entries[low:high], strict=True))
+        else:
+            found = []
+        if symbolic:
+            found[:0] = [(-1, entry) for entry in symbolic]
         return found
 
     def retire(self, kind: int, covered: list[tuple[int, tuple]]) -> None:
@@ -148,13 +153,19 @@ def _reduce(ops: list[Operation], record) -> list[list[int]]:
             record(last_unknown, j, UNKNOWN, None) if record else sources.add(last_unknown)
         since_unknown.append(j)
         retired: dict[tuple[int, int], tuple[_LiveIndex, int, list]] = {}
-        for root_id, region, box, full, write in accesses:
+        for root_id, region, box, full, _, write in accesses:
             index = live.get(root_id)
             if index is None:
                 continue
             for kind in ((0, 1) if write else (1,)):
                 candidates = index.overlapping(box, kind)
-                for _, (i, earlier, earlier_box) in candidates:
+                if not candidates:
+                    continue
+                for _, (i, earlier, earlier_box, _) in candidates:
+                    if record is None and earlier_box is not None and box is not None:
+                        if _boxes_overlap(earlier_box, box):  # the usual case, in short
+                            sources.add(i)
+                        continue
                     conflict = _conflict(kind, earlier, earlier_box, write, region, box)
                     if conflict is None:
                         continue
@@ -166,25 +177,27 @@ def _reduce(ops: list[Operation], record) -> list[list[int]]:
                     _note_covered(retired, index, kind, region, full, candidates)
         for index, kind, covered in retired.values():
             index.retire(kind, covered)
-        for root_id, region, box, _, write in accesses:
+        for root_id, region, box, _, inside, write in accesses:
             index = live.get(root_id)
             if index is None:
                 index = live[root_id] = _LiveIndex()
-            index.add(int(write), (j, region, box))
+            index.add(int(write), (j, region, box, inside))
         for i in sources:
             succs[i].append(j)
     return succs
 
 
 class _Described:
-    """Each op's accesses as ``(id(root), region, box, full, write)``, with the region, its
-    constant box (or None) and whether it is the whole root computed once per operand value
+    """Each op's accesses as ``(id(root), region, box, full, inside, write)``, with the region,
+    its constant box (or None), whether it is the whole root and whether it lies within the
+    root computed once per operand value
     (a block reuses a few buffers many times)."""
 
     def __init__(self) -> None:
         self.values: dict[int, tuple] = {}   # id(value) -> see _value
         self.regions: dict[SSAValue, Region] = {}
         self.by_region: dict[int, tuple] = {}  # id(region) -> (region kept alive, description)
+        self.slots: dict[tuple[SSAValue, SSAValue], tuple] = {}  # (source, index) -> description
 
     def accesses(self, op: Operation) -> list[tuple] | None:
         """The accesses of ``op``, or None when its effects are unknown."""
@@ -208,8 +221,17 @@ class _Described:
         return found
 
     def _value(self, value: SSAValue) -> tuple:
-        """``(value kept alive, its read access, its write access)``, remembered."""
-        described = self._describe(root_region(value))
+        """``(value kept alive, its read access, its write access)``, remembered. Slots of one
+        buffer at one index share their description (a block slices a few buffers at a few
+        indices, over and over)."""
+        owner = value.owner
+        if isinstance(owner, SlotOp):
+            key = (owner.source, owner.index)
+            described = self.slots.get(key)
+            if described is None:
+                described = self.slots[key] = self._describe(root_region(value))
+        else:
+            described = self._describe(root_region(value))
         known = self.values[id(value)] = (value, described + (False,), described + (True,))
         return known
 
@@ -219,18 +241,28 @@ class _Described:
         box = None
         if dims and all(type(d.start) is Affine and not d.start.terms for d in dims):
             box = tuple((d.start.const, d.start.const + d.size) for d in dims)
-        full = box is not None and isinstance(region.root.type, MemRefType) and \
-            box == tuple((0, size) for size in memref_shape(region.root.type))
-        return (id(region.root), region, box, full)
+        shape = memref_shape(region.root.type) if isinstance(region.root.type, MemRefType) \
+            else None
+        full = box is not None and shape is not None and box == tuple((0, n) for n in shape)
+        inside = box is not None and shape is not None and len(shape) == len(box) and \
+            all(start >= 0 and end <= n for (start, end), n in zip(box, shape, strict=True))
+        return (id(region.root), region, box, full, inside)
+
+
+def _boxes_overlap(first, second) -> bool:
+    """Do two constant boxes (``[start, end)`` per dimension, same root) share an element?"""
+    for (s1, e1), (s2, e2) in zip(first, second, strict=True):
+        if s2 >= e1 or s1 >= e2:
+            return False
+    return True
 
 
 def _conflict(earlier_write: int, earlier: Region, earlier_box, write: bool, region: Region,
               box) -> str | None:
     """RAW / WAR / WAW for an earlier access and a later one (at least one writes)."""
     if earlier_box is not None and box is not None:
-        for (s1, e1), (s2, e2) in zip(earlier_box, box, strict=True):
-            if s2 >= e1 or s1 >= e2:
-                return None
+        if not _boxes_overlap(earlier_box, box):
+            return None
     elif _disjoint(earlier, region):
         return None
     if earlier_write:
@@ -243,8 +275,7 @@ def _note_covered(retired: dict, index: _LiveIndex, kind: int, region: Region, f
     """Add the candidates ``region`` covers to what op's writes retire, each entry once
     (a ``full`` region, the whole root, covers every constant box inside the root)."""
     if full:
-        bounds = region.dims
-        covered = [c for c in candidates if c[1][2] is not None and _inside(c[1][2], bounds)]
+        covered = [c for c in candidates if c[1][3]]
     else:
         covered = [c for c in candidates if covers(region, c[1][1])]
     if not covered:
@@ -255,8 +286,3 @@ def _note_covered(retired: dict, index: _LiveIndex, kind: int, region: Region, f
     else:  # an op writing twice into one buffer
         seen = {id(c[1]) for c in slot[2]}
         slot[2].extend(c for c in covered if id(c[1]) not in seen)
-
-
-def _inside(box, dims) -> bool:
-    """Does the constant ``box`` lie within ``[0, size)`` of every dimension?"""
-    return all(start >= 0 and end <= dim.size for (start, end), dim in zip(box, dims, strict=True))
