@@ -155,9 +155,12 @@ class _BlockReorderer:
             control.append(bool(op.regions))
             boundary.append(is_boundary)
             durations.append(cycles + sum(self.node(ops[i])[3] for i in span[1:]))
-        deps = unit_pairs(spans, reduced_edges(ops))
-        order = unit_pairs(spans, _ssa_edges(ops)) + _control_chain(control)
-        carried = unit_pairs(spans, carried) if carried is not None else None
+        if len(spans) == len(ops):  # no fused span: node k is ops[k]
+            deps, order = reduced_edges(ops), _ssa_edges(ops) + _control_chain(control)
+        else:
+            deps = unit_pairs(spans, reduced_edges(ops))
+            order = unit_pairs(spans, _ssa_edges(ops)) + _control_chain(control)
+            carried = unit_pairs(spans, carried) if carried is not None else None
         return Segment(units, durations, inline, control, boundary, deps, order, carried, trips)
 
     def node(self, op: Operation) -> tuple[str | None, bool, bool, int]:
