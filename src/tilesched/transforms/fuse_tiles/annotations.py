@@ -161,6 +161,8 @@ def runs(block: Block) -> list[list[Operation]]:
 def refresh_fusion_groups(module: ModuleOp) -> None:
     """Restore the Fusion contract after a pass moved or copied ops (module docstring)."""
     for function in functions(module):
+        if not any(FUSION_GROUP in op.attributes for op in function.walk()):
+            continue  # nothing fused: nothing to restore (one cheap walk on large programs)
         orders: dict[int, list[int]] = defaultdict(list)
         all_runs: list[list[Operation]] = []
         for op in function.walk():

@@ -47,6 +47,7 @@ class FlagSync:
         self.pipelined = frozenset(u.name for u in target.units.values() if u.pipelined)
         self.peak_events: dict[str, int] = defaultdict(int)
         self.serialized_loops: list[scf.ForOp] = []
+        self._plain: dict[tuple, tuple] = {}  # (name, ids of operand types) -> (Item, types)
 
     def run_block(self, block: Block, in_loop: bool = False) -> None:
         """Synchronize ``block``: nested regions first, then its straight-line segments."""
@@ -88,8 +89,8 @@ class FlagSync:
         items = [self._item(op) for op in anchors]
         all_ops = list(block.ops)
         index_of = {id(op): i for i, op in enumerate(ops)}
-        deps = unit_pairs(units, reduced_edges(ops))
-        carried = unit_pairs(units, [
+        deps = _mapped(units, reduced_edges(ops))
+        carried = _mapped(units, [
             (index_of[id(all_ops[d.src])], index_of[id(all_ops[d.dst])], d.distance)
             for d in loop_carried_dependences(loop)
             if id(all_ops[d.src]) in index_of and id(all_ops[d.dst]) in index_of])
@@ -112,7 +113,7 @@ class FlagSync:
         units = self._units(ops)  # a fused span is one unit: nothing is inserted inside it
         anchors = [ops[u[0]] for u in units]
         items = [self._item(op) for op in anchors]
-        deps = unit_pairs(units, reduced_edges(ops))
+        deps = _mapped(units, reduced_edges(ops))
         plan = plan_flags(items, deps, self.limit, self.pipelined, naive=self.naive)
         self._record_peaks(plan.peak_events)
         anchor_after = ops[-1]
@@ -128,6 +129,18 @@ class FlagSync:
         if op.regions:
             unit = region_unit(op, self.target)
             return Item(unit, inline=unit is not None and self.target.units[unit].kind == "inline")
+        if op.properties:  # a pipe override
+            return self._routed(op)
+        types = tuple(v.type for v in op.operands)
+        key = (op.name, tuple(map(id, types)))
+        known = self._plain.get(key)
+        if known is None:  # the types are kept alive with the answer, so their ids stay theirs
+            known = self._plain[key] = (self._routed(op), types)
+        return known[0]
+
+    def _routed(self, op: Operation) -> Item:
+        """:meth:`_item` of an op without regions (its unit depends on its name, its operand
+        types and its ``pipe``)."""
         unit, kind = unit_kind(op, self.target)
         return Item(unit, inline=(kind == "inline"))
 
@@ -142,6 +155,14 @@ class FlagSync:
     def _record_peaks(self, peaks: dict[str, int]) -> None:
         for pair, count in peaks.items():
             self.peak_events[pair] = max(self.peak_events[pair], count)
+
+
+def _mapped(units: list[list[int]], pairs: list[tuple]) -> list[tuple]:
+    """:func:`unit_pairs`, skipped when no op is fused (unit k is op k; the pairs come sorted
+    and unique)."""
+    if all(len(members) == 1 for members in units):
+        return pairs
+    return unit_pairs(units, pairs)
 
 
 def _strip_replanned(block: Block) -> None:
