@@ -174,6 +174,20 @@ def test_random_cuda_programs_are_race_free_and_equivalent(body):
     _check(_program("cuda", body), "cuda-sm80")
 
 
+@pytest.mark.parametrize("bounds", ["%c0 to %c0", "%c0 to %c1"])
+def test_a_loop_that_may_commit_no_group_does_not_count_as_one(bounds):
+    """The loop between the copy into sh1 and its consumer may run zero times: the wait
+    must not count on its groups (found by random exploration: pending = 1 raced)."""
+    load = ('%v{n} = tile.slot %x16[%c0] : memref<4x16x16xf16, "global"> -> '
+            'memref<16x16xf16, "global">\ntile.load %v{n}, %{dst} : memref<16x16xf16, "global">, '
+            'memref<16x16xf16, "shared">')
+    body = [load.format(n=1, dst="sh1"), f"scf.for %i0 = {bounds} step %c1 {{",
+            "  " + load.format(n=2, dst="sh0").replace("\n", "\n  "), "}",
+            'tile.add %r0, %r1, %sh1 : memref<16x16xf16, "local">, memref<16x16xf16, "local">, '
+            'memref<16x16xf16, "shared">']
+    _check(_program("cuda", body), "cuda-sm80")
+
+
 @pytest.mark.parametrize("name", [e.name for e in EXAMPLES])
 def test_examples_are_race_free_and_equivalent_after_insert_sync(name):
     example = next(e for e in EXAMPLES if e.name == name)

@@ -8,7 +8,9 @@ groups committed after it. In a loop, a consumer that comes before its producer
 in the body waits for the previous iteration's group: ``pending`` counts the
 groups committed after it in that iteration plus those committed before the
 consumer in this one. Loops and conditionals with async copies inside are
-items: a consumer after them waits for everything (``pending = 0``).
+items: a consumer after them waits for everything (``pending = 0``), and they
+count as no group for earlier copies (a loop may run zero times, a branch may
+not be taken: only the commits outside them are certain).
 """
 
 from __future__ import annotations
@@ -125,6 +127,9 @@ def _sync_straight(ops: list[Operation], target: Target, carried, terminator,
         insert_before(ops[j], [make_wait_group(q, pending) for q, pending in sorted(waits.items())])
 
 
+_NESTED = -1  # group_of a nested loop / conditional: however many groups it committed
+
+
 @dataclass
 class _Plan:
     waits: dict[int, dict[int, int]] = field(default_factory=dict)  # op index -> queue -> pending
@@ -151,9 +156,8 @@ def _plan(ops, queue_of, producers, back, commits_after):
         queue = queue_of[j]
         if queue is not None:
             state = queues[queue]
-            if op.regions:  # a nested loop / conditional commits its own groups: count them as one
-                state.group_of[j] = state.committed
-                state.committed += 1
+            if op.regions:  # a nested loop / conditional: its groups are waited for in full
+                state.group_of[j] = _NESTED
             else:
                 state.open_ops.append(j)
         if j in commits_after:
@@ -199,6 +203,9 @@ def _waits_for(j, producer_ids, back_ids, queue_of, queues, commits_after, per_i
         group = state.group_of.get(i)
         if group is None:
             continue  # still open: only possible for async -> async in one run (ordered by issue)
+        if group == _NESTED:
+            waits[queue] = 0
+            continue
         pending = state.committed - group - 1
         needed_done = state.committed - pending
         if state.known_done >= needed_done:
