@@ -184,6 +184,8 @@ class ReplayFloor:
             if unit is not None and not segment.boundary[node]:
                 self.left[unit] += segment.durations[node]
                 self.free[unit] = 0
+        # each unit's free + left and the issuer only grow: their maximum is kept as they change
+        self.floor = max(self.left.values(), default=0)
 
     def place(self, node: int) -> None:
         """Append ``node`` to the order."""
@@ -194,6 +196,8 @@ class ReplayFloor:
             for other in self.free:
                 self.free[other] = self.issuer
             self.finish[node] = self.issuer
+            self.floor = max([self.floor, self.issuer,
+                              *(self.issuer + left for left in self.left.values())])
             return
         if unit is None:
             return
@@ -207,8 +211,8 @@ class ReplayFloor:
             self.issuer += self.issue_cycles
         self.free[unit] = finish[node] = end
         self.left[unit] -= duration
+        self.floor = max(self.floor, self.issuer, end + self.left[unit])
 
     def bound(self) -> int:
         """No completion of the order so far replays in fewer cycles than this."""
-        left = self.left
-        return max([self.issuer, *(free + left[unit] for unit, free in self.free.items())])
+        return self.floor
