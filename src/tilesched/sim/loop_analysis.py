@@ -480,20 +480,20 @@ class _Analysis:
         return self._truth(value.pa, (0, None)) == (1,) * value.pa.period
 
     def _div(self, a: Sym, b: Sym, signed: bool = False) -> Sym:
-        if b.exact and b.pa.constant is not None and b.pa.constant > 0:
-            c = b.pa.constant
-            if a.exact:
-                if signed and not self._nonneg(a):
-                    return UNKNOWN
-                pa = a.pa.divisible_expansion(c)
-                if pa.period > MAX_PERIOD:
-                    return UNKNOWN
-                return Sym(Periodic(tuple(x // c for x in pa.q), tuple(x // c for x in pa.d)))
-        if a.independent and b.independent:
-            return OPAQUE
-        return UNKNOWN
+        """``a floordiv b`` (``signed``: truncating, so ``a`` must stay non-negative)."""
+        return self._by_constant(a, b, signed, lambda pa, c: Periodic(
+            tuple(x // c for x in pa.q), tuple(x // c for x in pa.d)))
 
     def _mod(self, a: Sym, b: Sym, signed: bool = False) -> Sym:
+        """``a mod b`` (``signed``: the remainder of truncation, so ``a`` must stay
+        non-negative)."""
+        return self._by_constant(a, b, signed, lambda pa, c: Periodic(
+            tuple(x % c for x in pa.q), (0,) * pa.period))
+
+    def _by_constant(self, a: Sym, b: Sym, signed: bool, form) -> Sym:
+        """Division or remainder by a positive constant ``c``: exact on an expansion of ``a``
+        whose per-period increments are multiples of ``c``; ``form(expansion, c)`` is the
+        result."""
         if b.exact and b.pa.constant is not None and b.pa.constant > 0:
             c = b.pa.constant
             if a.exact:
@@ -502,7 +502,7 @@ class _Analysis:
                 pa = a.pa.divisible_expansion(c)
                 if pa.period > MAX_PERIOD:
                     return UNKNOWN
-                return Sym(Periodic(tuple(x % c for x in pa.q), (0,) * pa.period))
+                return Sym(form(pa, c))
         if a.independent and b.independent:
             return OPAQUE
         return UNKNOWN
