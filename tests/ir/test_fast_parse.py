@@ -93,3 +93,34 @@ def test_the_fast_path_reads_the_usual_ops():
     parser.parse_module()
     built = {key[0].name for key in parser._fast.valid}  # noqa: SLF001
     assert built == {"tile.slot", "tile.add", "sync.set_flag", "sync.wait_flag"}
+
+
+def _state(op):
+    """Everything an op holds, with its results and uses described by value."""
+    state = dict(vars(op))
+    state["results"] = [(type(r), r.type, r.index, r.op is op) for r in op.results]
+    state["_operand_uses"] = [(u.operation is op, u.index) for u in op._operand_uses]
+    return state
+
+
+def test_new_op_builds_what_create_builds():
+    """The fast path's op constructor leaves an op in the state ``Operation.create`` does
+    (attribute defaults filled, uses linked), for every op without regions of the examples."""
+    from tilesched.ir.fast_parse import new_op
+
+    built = 0
+    for path in sorted((ROOT / "examples").glob("*.mlir")):
+        for op in parse_text(path.read_text(), path.name).walk():
+            if op.regions or op.successors:
+                continue
+            args = (list(op.operands), [r.type for r in op.results])
+            expected = type(op).create(operands=args[0], result_types=args[1],
+                                       properties=dict(op.properties),
+                                       attributes=dict(op.attributes), location=op.location)
+            fast = new_op(type(op), *args, dict(op.properties), dict(op.attributes), op.location)
+            assert _state(fast) == _state(expected), op.name
+            for value in op.operands:
+                assert sum(u.operation is fast for u in value.uses) == \
+                    sum(u.operation is expected for u in value.uses)
+            built += 1
+    assert built > 100

@@ -56,25 +56,29 @@ _FAMILY_OPS = {
 def verify_module(module: ModuleOp, target: Target | None = None) -> None:
     """Raise :class:`TileschedErrors` listing every problem found, in program order."""
     with paused_gc():
-        errors = structural_errors(module)
+        ops = list(module.walk())
+        errors = structural_errors(ops)
         if not errors and target is not None:
-            errors = target_errors(module, target)
+            errors = target_errors(ops, target)
     if errors:
         raise TileschedErrors(errors)
 
 
-def structural_errors(module: ModuleOp) -> list[TileschedError]:
+def structural_errors(ops: list[Operation]) -> list[TileschedError]:
     """Each op's own verifier (types, operand counts, shapes, properties), the annotations'
-    types and constant windows."""
+    types and constant windows, for ``ops`` in program order."""
     errors = []
-    verified: set = set()
-    for op in module.walk():
+    verified = _Verified()
+    for op in ops:
         if message := _op_error(op, verified):
             where = _redefinition(op) if message.startswith("Redefinition of symbol") else None
             errors.append(TileschedError(message, where or location_of(op)))
             continue
-        errors.extend(TileschedError(message, location_of(op))
-                      for message in annotation_errors(op) + constant_window_errors(op))
+        if op.attributes:
+            errors.extend(TileschedError(message, location_of(op)) for message in annotation_errors(op))
+        if type(op) in (ViewOp, SlotOp):
+            errors.extend(TileschedError(message, location_of(op))
+                          for message in constant_window_errors(op))
     return errors
 
 
@@ -93,11 +97,41 @@ def _redefinition(op: Operation):
     return None
 
 
-def _op_error(op: Operation, verified: set) -> str | None:
+class _Verified:
+    """Signatures of ops already verified (see :func:`_signature`): by the identity of their
+    types and attributes first (one tuple of ints, cheap to hash; kernels share these objects),
+    then by the attributes' values (ops a pass built with equal but distinct attributes).
+    Identity is sound because every object stays alive (held by its op) while one
+    :func:`structural_errors` call runs."""
+
+    def __init__(self):
+        self._by_identity: set[tuple] = set()
+        self._by_value: set[tuple] = set()
+
+    def __contains__(self, op: Operation) -> bool:
+        identity = _signature(op)
+        if identity is None:
+            return False
+        if identity in self._by_identity:
+            return True
+        value = _value_signature(op)
+        if value is not None and value in self._by_value:
+            self._by_identity.add(identity)
+            return True
+        return False
+
+    def add(self, op: Operation) -> None:
+        identity = _signature(op)
+        if identity is not None:
+            self._by_identity.add(identity)
+            if (value := _value_signature(op)) is not None:
+                self._by_value.add(value)
+
+
+def _op_error(op: Operation, verified: _Verified) -> str | None:
     """Why ``op``'s own verifier rejects it (a clearer message for a property of the wrong
     kind), or None."""
-    key = _signature(op)
-    if key is not None and key in verified:
+    if op in verified:
         return None
     try:
         op.verify(verify_nested_ops=False)
@@ -105,28 +139,47 @@ def _op_error(op: Operation, verified: set) -> str | None:
         return property_error(op) or _clean(str(err))
     except Exception as err:  # xDSL verifiers may raise other errors on malformed IR
         return property_error(op) or f"'{op.name}' is malformed: {_clean(str(err))}"
-    if key is not None:
-        verified.add(key)
+    verified.add(op)
     return None
 
 
 _CONTEXT_FREE = (TileOp, ViewOp, SlotOp, StageBorderOp, S.SyncOp)
+_KIND_OF_CLASS: dict[type, str | None] = {}
+
+
+def _kind(op: Operation) -> str | None:
+    """"compute" (a :class:`TileOp`), "tile" (views, slots, stage borders) or "sync" for ops of
+    those dialects, else None (per class: ``isinstance`` on these abstract classes is slow, and
+    every op asks)."""
+    cls = type(op)
+    if cls not in _KIND_OF_CLASS:
+        _KIND_OF_CLASS[cls] = ("sync" if issubclass(cls, S.SyncOp) else "compute"
+                               if issubclass(cls, TileOp) else "tile"
+                               if issubclass(cls, _CONTEXT_FREE) else None)
+    return _KIND_OF_CLASS[cls]
 
 
 def _signature(op: Operation) -> tuple | None:
-    """What the verifier of a ``tile`` or ``sync`` op reads (None: verify every time).
+    """What the verifier of a ``tile`` or ``sync`` op reads, by identity (None: verify every
+    time): its class, the types of its operands and results, its properties and attributes.
 
     Types are keyed by identity: the parser shares one object per spelling, and hashing
-    nested types by value costs more than verifying. Identity is sound because every type
-    stays alive (held by its op) while one :func:`structural_errors` call runs."""
-    if not isinstance(op, _CONTEXT_FREE) or op.regions or op.successors:
+    nested types by value costs more than verifying."""
+    if _kind(op) is None or op.regions or op._successors:  # noqa: SLF001
         return None
+    return (type(op), *[id(v.type) for v in op._operands], None,  # noqa: SLF001
+            *[id(r.type) for r in op.results], None,
+            *[(k, id(a)) for k, a in op.properties.items()], None,
+            *[(k, id(a)) for k, a in op.attributes.items()])
+
+
+def _value_signature(op: Operation) -> tuple | None:
+    """:func:`_signature` with attributes by value (None for an unhashable attribute)."""
+    key = (type(op), tuple(id(v.type) for v in op.operands), tuple(id(r.type) for r in op.results),
+           tuple(op.properties.items()), tuple(op.attributes.items()))
     try:
-        key = (type(op), tuple(id(v.type) for v in op.operands),
-               tuple(id(r.type) for r in op.results),
-               tuple(op.properties.items()), tuple(op.attributes.items()))
         hash(key)
-    except TypeError:  # an unhashable attribute
+    except TypeError:
         return None
     return key
 
@@ -162,20 +215,29 @@ def _accepts(constraint, attr) -> bool:
     return True
 
 
-def target_errors(module: ModuleOp, target: Target) -> list[TileschedError]:
-    """Rules that depend on the machine model."""
+def target_errors(ops: list[Operation], target: Target) -> list[TileschedError]:
+    """Rules that depend on the machine model, for ``ops`` in program order."""
     errors: list[TileschedError] = []
     routed: dict[tuple, list[str]] = {}
-    for op in module.walk():
-        errors.extend(_space_errors(op, target))
-        if isinstance(op, TileOp):
-            key = (op.name, op.pipe, tuple(id(v.type) for v in op.operands))  # see _signature
+    synced: dict[tuple, list[str]] = {}
+    for op in ops:
+        if op.results or op.regions:
+            errors.extend(_space_errors(op, target))
+        kind = _kind(op)
+        if kind == "compute":
+            key = (op.name, op.pipe, *[id(v.type) for v in op._operands])  # noqa: SLF001 (see _signature)
             if key not in routed:
                 routed[key] = _routing_errors(op, target)
-            errors.extend(TileschedError(message, location_of(op)) for message in routed[key])
-        elif op.name.startswith("sync."):
-            errors.extend(_sync_errors(op, target))
-    errors.extend(_capacity_errors(module, target))
+            messages = routed[key]
+        elif kind == "sync":
+            key = (type(op), *[(k, id(a)) for k, a in op.properties.items()])  # see _signature
+            if key not in synced:
+                synced[key] = _sync_errors(op, target)
+            messages = synced[key]
+        else:
+            continue
+        errors.extend(TileschedError(message, location_of(op)) for message in messages)
+    errors.extend(_capacity_errors(ops, target))
     return errors
 
 
@@ -223,37 +285,34 @@ def _routing_errors(op: TileOp, target: Target) -> list[str]:
     return []
 
 
-def _sync_errors(op: Operation, target: Target) -> list[TileschedError]:
-    loc = location_of(op)
+def _sync_errors(op: S.SyncOp, target: Target) -> list[str]:
+    """Why ``op`` does not fit the target's synchronization (it depends only on the op's class
+    and properties, so callers may reuse the answer)."""
     for family, ops in _FAMILY_OPS.items():
         if isinstance(op, ops) and family != target.sync:
-            return [TileschedError(
-                f"'{op.name}' is {family}-family synchronization, but target '{target.name}' "
-                f"synchronizes with {target.sync}", loc)]
+            return [f"'{op.name}' is {family}-family synchronization, but target '{target.name}' "
+                    f"synchronizes with {target.sync}"]
     errors = []
     if isinstance(op, S.SetFlagOp | S.WaitFlagOp):
         for role, unit in (("src", op.src.data), ("dst", op.dst.data)):
             if unit not in target.queued_units:
-                errors.append(TileschedError(
-                    f"'{op.name}' {role} \"{unit}\" is not a queued unit of target '{target.name}'; "
-                    f"units: {', '.join(target.queued_units)}", loc))
+                errors.append(f"'{op.name}' {role} \"{unit}\" is not a queued unit of target "
+                              f"'{target.name}'; units: {', '.join(target.queued_units)}")
     elif isinstance(op, S.PipeBarrierOp) and op.pipe.data not in target.queued_units:
-        errors.append(TileschedError(
-            f"'sync.pipe_barrier' pipe \"{op.pipe.data}\" is not a queued unit of target "
-            f"'{target.name}'; units: {', '.join(target.queued_units)}", loc))
+        errors.append(f"'sync.pipe_barrier' pipe \"{op.pipe.data}\" is not a queued unit of target "
+                      f"'{target.name}'; units: {', '.join(target.queued_units)}")
     elif isinstance(op, S.CommitGroupOp | S.WaitGroupOp):
         queues = sorted({r.async_queue for r in target.routes if r.async_queue is not None})
         if op.queue.value.data not in queues:
-            errors.append(TileschedError(
-                f"'{op.name}' queue {op.queue.value.data} does not exist on target '{target.name}'; "
-                f"async queues: {queues}", loc))
+            errors.append(f"'{op.name}' queue {op.queue.value.data} does not exist on target "
+                          f"'{target.name}'; async queues: {queues}")
     return errors
 
 
-def _capacity_errors(module: ModuleOp, target: Target) -> list[TileschedError]:
+def _capacity_errors(ops: list[Operation], target: Target) -> list[TileschedError]:
     used: dict[str, int] = defaultdict(int)
     first: dict[str, Operation] = {}
-    for op in module.walk():
+    for op in ops:
         if isinstance(op, memref.AllocOp) and isinstance(op.memref.type, MemRefType):
             space = memory_space(op.memref.type)
             if space in target.spaces:
