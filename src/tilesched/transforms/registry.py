@@ -40,14 +40,27 @@ PASS_MODULES = {
 }
 
 
+def pass_names() -> list[str]:
+    """The registered pass names, in pipeline order, without importing any pass (help texts,
+    listings)."""
+    return list(PASS_MODULES)
+
+
+def pass_class(name: str) -> type[TilePass]:
+    """The class of registered pass ``name``, importing its module only (a listed pass whose
+    module is missing raises ``ModuleNotFoundError``)."""
+    return importlib.import_module(PASS_MODULES[name]).PASS
+
+
 def available_passes() -> dict[str, type[TilePass]]:
     """Pass name -> pass class, for every registered pass."""
-    return {name: importlib.import_module(module).PASS for name, module in PASS_MODULES.items()}
+    return {name: pass_class(name) for name in PASS_MODULES}
 
 
 def parse_pass_pipeline(text: str) -> list[TilePass]:
-    """Parse ``name{key=value ...},name2`` into configured pass instances (errors exit 2)."""
-    passes = available_passes()
+    """Parse ``name{key=value ...},name2`` into configured pass instances (errors exit 2).
+    Only the modules of the passes named are imported."""
+    passes = pass_names()
     try:
         specs = list(parse_pipeline(text))
     except ArgSpecParseError as err:
@@ -58,7 +71,7 @@ def parse_pass_pipeline(text: str) -> list[TilePass]:
     for spec in specs:
         if spec.name not in passes:
             raise TileschedError(f"unknown pass '{spec.name}'; valid passes: " + ", ".join(passes))
-        cls = passes[spec.name]
+        cls = pass_class(spec.name)
         try:
             pipeline.append(cls.from_spec(spec))
         except (ValueError, TypeError) as err:
