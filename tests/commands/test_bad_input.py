@@ -259,3 +259,57 @@ def test_an_unterminated_string_is_refused_at_once(tmp_path, capsys):
     path.write_text('func.func @k() {\n  %x = "' + "abcdefghij" * 6 + "\n}\n")
     code, err = run(["opt", str(path)], capsys)
     assert code == 2 and f"{path}:2:8: error: End of file reached before closing string literal." in err
+
+
+BILLION = 1_000_000_000
+ROWS = 'memref<1000000x16xf32, "GM">'
+ROW = 'memref<1x16xf32, "UB">'
+
+
+def billion_loop(tmp_path, body: str, bound: str = f"arith.constant {BILLION} : index") -> str:
+    """``scf.for`` over 10^9 iterations (or ``%n``) at line 5 of k.mlir around ``body``."""
+    return kernel(tmp_path, "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
+                  f"  %big = {bound}\n  scf.for %i = %c0 to %big step %c1 {{\n{body}\n  }}",
+                  args=f"%a: {ROWS}, %u: {ROW}, %n: index")
+
+
+# Rows i*i mod a prime: no period the steady-state simulation could extrapolate.
+APERIODIC = ("    %p = arith.constant 999983 : index\n    %sq = arith.muli %i, %i : index\n"
+             "    %row = arith.remui %sq, %p : index\n"
+             f"    %v = tile.view %a[%row, %c0] {{sizes = array<i64: 1, 16>}} : {ROWS} -> "
+             'memref<1x16xf32, "GM">\n'
+             f'    tile.load %v, %u : memref<1x16xf32, "GM">, {ROW}')
+
+
+@pytest.mark.parametrize("bound", [f"arith.constant {BILLION} : index", "arith.addi %n, %c0 : index"])
+@pytest.mark.parametrize("full", [[], ["--full"]])
+def test_a_billion_iterations_that_are_not_periodic_stop_at_max_ops(tmp_path, capsys, bound, full):
+    """Issue 11: ``sim`` of a 10^9 loop (constant, or ``--arg n=1000000000``) ran until killed.
+    The loop is named, with the ops a full run would take."""
+    path = billion_loop(tmp_path, APERIODIC, bound)
+    code, err = run(["sim", path, "--arg", f"n={BILLION}", "--max-ops", "5000", *full], capsys)
+    assert code == 2
+    assert ("k.mlir:5:3: error: this loop runs 1,000,000,000 iterations: simulating every op "
+            "would take about 1,000,000,000 ops, more than --max-ops 5,000") in err
+    if not full:
+        assert "it was not extrapolated because its iterations cannot be shown periodic" in err
+
+
+def test_a_periodic_billion_iterations_are_extrapolated_or_stop_at_max_ops_with_full(tmp_path, capsys):
+    path = billion_loop(tmp_path, APERIODIC.replace("[%row, %c0]", "[%c0, %c0]"))
+    assert run(["sim", path, "--arg", "n=1", "--max-ops", "5000"], capsys)[0] == 0
+    code, err = run(["sim", path, "--arg", "n=1", "--max-ops", "5000", "--full"], capsys)
+    assert code == 2 and "k.mlir:5:3: error: this loop runs 1,000,000,000 iterations" in err
+
+
+@pytest.mark.parametrize("body", ["", "    %x = arith.addi %i, %c1 : index"])
+def test_a_billion_iterations_without_tile_ops(tmp_path, capsys, body):
+    """An empty body costs nothing, also with ``--full`` (which hung); a scalar-only body is
+    extrapolated, and with ``--full`` each iteration counts against ``--max-ops``."""
+    path = billion_loop(tmp_path, body)
+    assert run(["sim", path, "--arg", "n=1"], capsys)[0] == 0
+    code, err = run(["sim", path, "--arg", "n=1", "--full", "--max-ops", "5000"], capsys)
+    if body:
+        assert code == 2 and "k.mlir:5:3: error: this loop runs 1,000,000,000 iterations" in err
+    else:
+        assert code == 0

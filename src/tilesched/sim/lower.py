@@ -405,6 +405,8 @@ class Lowering:
         yield from self._mark(ENTER, frame)
         self.frames.append(frame)
         replay = LoopReplay.for_loop(self, frame, View) if self.replay else None
+        if _does_nothing(body):
+            frame.n = frame.trips  # an empty body costs nothing, even 10^9 times (sim --full)
         while frame.n < frame.trips:
             n = frame.n
             self.env[body.args[0]] = lb + n * step
@@ -776,3 +778,10 @@ def parse_arg_values(items: list[str] | None) -> dict[str, int | float]:
             except ValueError:
                 raise TileschedError(f"--arg {name}: '{text}' is not a number") from None
     return values
+
+
+def _does_nothing(body) -> bool:
+    """Is a loop body only a terminator yielding its ``iter_args`` unchanged (or nothing)?"""
+    terminator = body.first_op
+    return terminator is body.last_op and isinstance(terminator, scf.YieldOp) \
+        and list(terminator.operands) == list(body.args[1:])

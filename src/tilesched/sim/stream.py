@@ -87,6 +87,7 @@ class StreamedProgram(Program):
         self._max_pending = self.use.max_pending
         self.max_ops = max_ops
         self.simulated = 0  # program ops lowered and compiled (by the first group)
+        self._empty_chunks = 0  # chunks without ops (loop boundaries of scalar-only bodies)
         self.spans = 0  # fused spans (docs/fuse-tiles.md) among them
         self._span_starts: set[int] = set()  # sids that open a fused span (fusion_order 0)
         self._span_checked = 0  # statics looked at for _span_starts
@@ -231,6 +232,7 @@ class StreamedProgram(Program):
     def _count(self, chunk) -> None:
         """Ops simulated so far, fused spans among them, and the ``--max-ops`` guard."""
         self.simulated += len(chunk.ops)
+        self._empty_chunks += not chunk.ops  # iterations of scalar-only bodies count as one op
         statics = self.lowering.statics
         while self._span_checked < len(statics):
             props = statics[self._span_checked].props
@@ -243,7 +245,7 @@ class StreamedProgram(Program):
                 if sid in starts and statics[nxt].props.get("fusion_group") == \
                         statics[sid].props["fusion_group"]:
                     self.spans += 1
-        if self.max_ops is not None and self.simulated > self.max_ops:
+        if self.max_ops is not None and self.simulated + self._empty_chunks > self.max_ops:
             raise self._too_many_ops()
 
     def progress(self) -> tuple[int, int]:
