@@ -12,6 +12,7 @@ scheduling annotations, all in one block of one function. The fast path and xDSL
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import subprocess
@@ -20,8 +21,9 @@ import tempfile
 import time
 
 import figures
+from xdsl.printer import Printer
 
-from tilesched.ir import parse_text, verify_module
+from tilesched.ir import parse_text, print_module, verify_module
 from tilesched.target import load_target
 
 SIZES = (1000, 5000, 10000, 20000, 50000)
@@ -101,6 +103,20 @@ def frontend_rows() -> tuple[list[str], list[tuple[int, float]], list[tuple[int,
     return rows, wall_points, cpu_points, largest
 
 
+def print_seconds(text: str) -> tuple[float, float, float]:
+    """(wall, CPU) seconds of printing the parsed ``text`` back (what ``opt -o`` does), and
+    the same for xDSL's own printer (``print_module`` must write the same text faster)."""
+    module = parse_text(text, "bench.mlir")
+    cpu, start = time.process_time(), time.perf_counter()
+    ours = print_module(module)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    stream, xdsl_cpu = io.StringIO(), time.process_time()
+    Printer(stream=stream).print_op(module)
+    xdsl_cpu = time.process_time() - xdsl_cpu
+    assert ours == stream.getvalue().rstrip("\n") + "\n"
+    return wall, cpu, xdsl_cpu
+
+
 def cli_seconds(text: str) -> tuple[float, float]:
     """(wall, CPU) seconds of ``tilesched opt FILE -p verify -o /dev/null`` in a fresh process
     (startup, parse, verify, print)."""
@@ -124,6 +140,7 @@ def run() -> str:
     n, seconds = points[-1]
     cpu_seconds = cpu_points[-1][1]
     cli, cli_cpu = cli_seconds(largest)
+    printed, printed_cpu, xdsl_print_cpu = print_seconds(largest)
     return "\n".join([
         "## frontend: parse + verify",
         "",
@@ -139,7 +156,9 @@ def run() -> str:
         f"Goal (issue 11): parse + verify of 50k ops in < 5 s; measured **{seconds:.2f} s** wall",
         f"({cpu_seconds:.2f} s CPU) for {n} ops. End to end, `tilesched opt FILE -p verify -o /dev/null`",
         f"on the {len(largest) / 1e6:.1f} MB file in a fresh process (startup, parse, verify, print):",
-        f"{cli:.1f} s wall, {cli_cpu:.1f} s CPU (issue 11 measured 62 s before).",
+        f"{cli:.1f} s wall, {cli_cpu:.1f} s CPU (issue 11 measured 62 s before). Printing the {n}",
+        f"ops back (`print_module`, what `opt -o` writes): {printed:.2f} s wall, {printed_cpu:.2f} s CPU;",
+        f"xDSL's own printer, same text: {xdsl_print_cpu:.2f} s CPU.",
         "",
         "The \"xDSL parser alone\" column reads the same text with `parse_text(..., fast_path=False)`:",
         "every op through xDSL's declarative-format parser (with the line table and type cache,",
