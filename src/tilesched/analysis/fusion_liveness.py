@@ -6,8 +6,9 @@ reads is read again before being overwritten: not later in the block, not in a l
 of an enclosing loop, not after it. The op's own write counts as an overwrite; the op's other
 slots are not "later".
 
-The analysis is classic backward liveness, per element: one boolean array per root buffer,
-"this element will be read before it is overwritten". The function body is walked backward;
+The analysis is classic backward liveness, per element: one bitset per root buffer (a Python
+integer, bit ``k`` the ``k``-th element in row-major order), "this element will be read before it
+is overwritten". The function body is walked backward;
 each op's slots are judged against the liveness *after* it, then the op's write kills and its
 reads generate. The verdict of a static op is the AND over all its dynamic instances:
 
@@ -28,6 +29,7 @@ iteration, after a loop, or never killed in a function that returns it).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,8 +45,9 @@ from tilesched.ir.types import memref_shape
 
 INSTANCE_BUDGET = 400_000  # op instances walked at most before loops are summarized
 
-Live = dict[SSAValue, np.ndarray]
-_Operand = tuple[Region, "tuple[slice, ...] | None"]  # a root region, its constant box if any
+Live = dict[SSAValue, int]  # root buffer -> bitset of its live elements
+Box = tuple[tuple[int, int], ...]  # half-open element ranges per dimension of a root
+_Operand = tuple[Region, "Box | None"]  # a root region, its constant box if any
 
 
 @dataclass
@@ -68,7 +71,7 @@ def function_liveness(function: func.FuncOp, budget: int = INSTANCE_BUDGET) -> L
     live: Live = {}
     for arg in function.body.block.args:  # arguments are read after the function returns
         if isinstance(arg.type, MemRefType):
-            live[arg] = np.ones(memref_shape(arg.type), dtype=bool)
+            live[arg] = walker.everything(arg)
     walker.block(function.body.block, {}, live, record=True)
     return walker.facts
 
@@ -83,12 +86,14 @@ class _Walker:
         self.local = {op.memref for op in function.walk() if isinstance(op, memref.AllocOp)}
         self.operands: dict[Operation, tuple[list[_Operand], int]] = {}  # per tile op, once
         self.described: dict[SSAValue, _Operand] = {}  # per memref value, once
+        self.shapes: dict[SSAValue, tuple[int, ...]] = {}  # per root
+        self.bits: dict[tuple[tuple[int, ...], Box], int] = {}  # (root shape, box) -> bitset
 
     # ---------------------------------------------------------------- structure
 
     def block(self, block: Block, env: dict, live: Live, record: bool) -> None:
         """Walk ``block`` backward, turning ``live`` (after it) into the liveness before it."""
-        exit_live = {root: mask.copy() for root, mask in live.items()} if record else None
+        exit_live = dict(live) if record else None
         for op in reversed(list(block.ops)):
             self.budget -= 1
             self.op(op, env, live, exit_live, record)
@@ -98,7 +103,7 @@ class _Walker:
             root = op.memref if isinstance(op, memref.AllocOp) else root_region(op.memref).root
             for state in (live, exit_live):
                 if state is not None and root in state:
-                    state[root][...] = False
+                    state[root] = 0
             return
         if isinstance(op, scf.ForOp):
             self.loop(op, env, live, record)
@@ -125,10 +130,10 @@ class _Walker:
                     self.block(body, {**env, body.args[0]: value}, live, record)
                 return
         inner = {k: v for k, v in env.items() if k is not body.args[0]}
-        after = {root: mask.copy() for root, mask in live.items()}
+        after = dict(live)
         self.block(body, inner, live, record=False)  # live now: the body's live-in from `after`
         _unite(live, after)
-        start = {root: mask.copy() for root, mask in live.items()}
+        start = dict(live)
         self.block(body, inner, live, record)  # from the fixpoint: every iteration's live-out
         _unite(live, start)  # zero iterations: the liveness after the loop flows through
 
@@ -136,7 +141,7 @@ class _Walker:
         """Both branches from the same liveness; the live-in is their union."""
         results = []
         for region in (op.true_region, op.false_region):
-            state = {root: mask.copy() for root, mask in live.items()}
+            state = dict(live)
             for block in region.blocks:
                 self.block(block, env, state, record)
             results.append(state)
@@ -157,7 +162,7 @@ class _Walker:
             old = self.facts.last_use.get(op)
             self.facts.last_use[op] = flags if old is None else [a and b for a, b in zip(old, flags, strict=True)]
             if exit_live is not None:
-                escapes = _any(exit_live, written, write_box)
+                escapes = self.any_live(exit_live, written, write_box)
                 self.facts.escapes[op] = self.facts.escapes.get(op, False) or escapes
         self.kill(live, written, write_box)
         if exit_live is not None:
@@ -193,29 +198,58 @@ class _Walker:
             return True
         box = fixed if fixed is not None else _box(region, env)
         if box is None:
-            return not mask.any()
-        view = mask[box].copy()
+            return not mask
+        bits = self.box_bits(region.root, box)
         if written.root is region.root and write_box is not None:
-            overlap = _intersect(box, write_box)
-            if overlap is not None:
-                view[_relative(overlap, box)] = False
-        return not view.any()
+            bits &= ~self.box_bits(region.root, write_box)  # the op's own write is not later
+        return not mask & bits
 
-    def kill(self, live: Live, region: Region, box) -> None:
+    def kill(self, live: Live, region: Region, box: Box | None) -> None:
         if box is not None and region.root in live:
-            live[region.root][box] = False
+            live[region.root] &= ~self.box_bits(region.root, box)
 
-    def gen(self, live: Live, region: Region, box) -> None:
+    def gen(self, live: Live, region: Region, box: Box | None) -> None:
         """Mark ``box`` of ``region``'s root live (the whole root when ``box`` is None)."""
         root = region.root
         if root not in live:
             if not isinstance(root.type, MemRefType):
                 return
-            live[root] = np.zeros(memref_shape(root.type), dtype=bool)
+            live[root] = 0
         if box is None:
-            live[root][...] = True
+            live[root] = self.everything(root)
         else:
-            live[root][box] = True
+            live[root] |= self.box_bits(root, box)
+
+    def any_live(self, live: Live, region: Region, box: Box | None) -> bool:
+        mask = live.get(region.root)
+        if not mask:
+            return False
+        return box is None or bool(mask & self.box_bits(region.root, box))
+
+    # ---------------------------------------------------------------- bitsets
+
+    def shape(self, root: SSAValue) -> tuple[int, ...]:
+        found = self.shapes.get(root)
+        if found is None:
+            found = self.shapes[root] = memref_shape(root.type)
+        return found
+
+    def everything(self, root: SSAValue) -> int:
+        """The bitset of every element of ``root``."""
+        return (1 << math.prod(self.shape(root))) - 1
+
+    def box_bits(self, root: SSAValue, box: Box) -> int:
+        """The bitset of the elements of ``box`` in ``root`` (row-major), made once per shape
+        and box."""
+        shape = self.shape(root)
+        key = (shape, box)
+        found = self.bits.get(key)
+        if found is None:
+            inside = np.zeros(shape, dtype=bool)
+            inside[tuple(slice(lo, hi) for lo, hi in box)] = True
+            packed = np.packbits(inside.reshape(-1), bitorder="little").tobytes()
+            found = self.bits[key] = int.from_bytes(packed, "little")
+        return found
 
 
 # -------------------------------------------------------------------- helpers
@@ -243,21 +277,11 @@ def _memrefs_used(op: Operation) -> list[SSAValue]:
 
 def _unite(live: Live, other: Live) -> None:
     for root, mask in other.items():
-        if root in live:
-            live[root] |= mask
-        else:
-            live[root] = mask.copy()
+        live[root] = live.get(root, 0) | mask
 
 
-def _any(live: Live, region: Region, box) -> bool:
-    mask = live.get(region.root)
-    if mask is None:
-        return False
-    return bool(mask.any() if box is None else mask[box].any())
-
-
-def _box(region: Region, env: dict) -> tuple[slice, ...] | None:
-    """The region as numpy slices, or None when an offset cannot be evaluated."""
+def _box(region: Region, env: dict) -> Box | None:
+    """The region's element ranges, or None when an offset cannot be evaluated."""
     values = {}
     for dim in region.dims:
         start = dim.start
@@ -271,24 +295,9 @@ def _box(region: Region, env: dict) -> tuple[slice, ...] | None:
                     return None
                 values[symbol] = value
     try:
-        ranges = region.concrete(values)
+        return region.concrete(values)
     except (KeyError, ValueError):
         return None
-    return tuple(slice(lo, hi) for lo, hi in ranges)
-
-
-def _intersect(a: tuple[slice, ...], b: tuple[slice, ...]) -> tuple[slice, ...] | None:
-    out = []
-    for x, y in zip(a, b, strict=True):
-        lo, hi = max(x.start, y.start), min(x.stop, y.stop)
-        if lo >= hi:
-            return None
-        out.append(slice(lo, hi))
-    return tuple(out)
-
-
-def _relative(inner: tuple[slice, ...], outer: tuple[slice, ...]) -> tuple[slice, ...]:
-    return tuple(slice(i.start - o.start, i.stop - o.start) for i, o in zip(inner, outer, strict=True))
 
 
 _FOLD = {

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType
@@ -66,19 +67,24 @@ class OpSemantics:
         return math.prod(self.domain) if self.domain else 0
 
 
+_MOVABLE_SEMANTICS = OpSemantics(MOVABLE, None, "only vector compute ops are fused")
+_PURE_SEMANTICS = OpSemantics(PURE)
+
+
 def op_semantics(op: Operation) -> OpSemantics:
     """The op-semantics table (see the module docstring)."""
-    if isinstance(op, COMPUTE_OPS):
+    kind = _class_kind(type(op))
+    if kind == COMPUTE:
         domain = iteration_domain(op)
         reason = "" if domain is not None else "its operands have no static shape"
         return OpSemantics(COMPUTE, domain, reason)
-    if isinstance(op, T.ReshapeOp):
+    if kind == LOCAL_BOUNDARY:
         return OpSemantics(LOCAL_BOUNDARY, None, "a reshape changes the iteration domain")
-    if isinstance(op, _MOVABLE_OPS):
-        return OpSemantics(MOVABLE, None, "only vector compute ops are fused")
-    if isinstance(op, _PURE_OPS) or op.name.startswith(_PURE_PREFIXES):
-        return OpSemantics(PURE)
-    if isinstance(op, T.CallOp):
+    if kind == MOVABLE:
+        return _MOVABLE_SEMANTICS
+    if kind == PURE or op.name.startswith(_PURE_PREFIXES):
+        return _PURE_SEMANTICS
+    if kind == "call":
         return OpSemantics(HARD_BOUNDARY, None, "an opaque call has unknown effects")
     if op.name.startswith("sync.") or isinstance(op, T.StageBorderOp):
         return OpSemantics(HARD_BOUNDARY, None, f"'{op.name}' orders the units around it")
@@ -90,11 +96,22 @@ def op_semantics(op: Operation) -> OpSemantics:
                                             "as a hard boundary (unknown effects)")
 
 
+@cache
+def _class_kind(cls: type) -> str | None:
+    """The table's verdict from an op's class alone (first match in the table's order), or
+    None when the op itself decides; once per class (``isinstance`` on op classes is slow)."""
+    for classes, kind in ((COMPUTE_OPS, COMPUTE), (T.ReshapeOp, LOCAL_BOUNDARY),
+                          (_MOVABLE_OPS, MOVABLE), (_PURE_OPS, PURE), (T.CallOp, "call")):
+        if issubclass(cls, classes):
+            return kind
+    return None
+
+
 def iteration_domain(op: Operation) -> tuple[int, ...] | None:
     """The static shape a compute op iterates over, or None when any memref operand is dynamic."""
     shapes = []
     for value in op.operands:
-        if isinstance(value.type, MemRefType):
+        if type(value.type) is MemRefType or isinstance(value.type, MemRefType):
             shape = tuple(value.type.get_shape())
             if not shape or any(dim < 0 for dim in shape):
                 return None
@@ -108,7 +125,7 @@ def iteration_domain(op: Operation) -> tuple[int, ...] | None:
 
 def is_unknown(op: Operation) -> bool:
     """An op the table does not know (a hard boundary by default; a remark under --verbose)."""
-    if isinstance(op, COMPUTE_OPS):
+    if _class_kind(type(op)) == COMPUTE:
         return False  # known, whatever its shapes (and the shapes are the slow part)
     semantics = op_semantics(op)
     return semantics.kind == HARD_BOUNDARY and semantics.reason.startswith("the analysis does not know")

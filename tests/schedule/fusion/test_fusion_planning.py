@@ -9,7 +9,7 @@ import pytest
 from tilesched.schedule.fusion.cost import group_cost, plan_cost
 from tilesched.schedule.fusion.exact import exact_plan, supports
 from tilesched.schedule.fusion.graph import FusionGraph, FusionNode, Stream
-from tilesched.schedule.fusion.search import components, plan_greedy, plan_segment
+from tilesched.schedule.fusion.search import BEAM, _Planner, components, plan_greedy, plan_segment
 from tilesched.schedule.fusion.spans import span_order, split_until_contiguous
 
 DOMAIN = ("V", (16, 32))
@@ -160,3 +160,38 @@ def test_improvement_lets_a_node_the_beam_left_alone_join_a_group():
     solved = exact_plan(graph, seconds=10)
     assert solved.optimal
     assert plan_segment(graph, beam=1).cost == solved.cost
+
+
+def repeated(graph: FusionGraph, copies: int, rng: random.Random) -> FusionGraph:
+    """``copies`` copies of ``graph`` one after another, each copy's first node depending on
+    a random node of the copy before (an unrolled loop); tiles shared between copies."""
+    n = len(graph)
+    nodes, edges, dataflow = [], [], []
+    for c in range(copies):
+        shift = c * n
+        for node_ in graph.nodes:
+            reads = tuple(Stream(s.ub, s.reg, None if s.producer is None else s.producer + shift)
+                          for s in node_.reads)
+            nodes.append(FusionNode(node_.fusible, node_.domain, node_.head_fixed,
+                                    node_.member_fixed, node_.factor, reads, node_.write,
+                                    tuple(r + shift for r in node_.readers),
+                                    node_.write_may_stay, node_.tiles, node_.spill,
+                                    node_.live_tiles))
+        edges += [(i + shift, j + shift) for i, j in graph.edges]
+        dataflow += [(i + shift, j + shift) for i, j in graph.dataflow]
+        if c:
+            edges.append((shift - n + rng.randrange(n), shift))
+    return FusionGraph(nodes, edges, dataflow)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_repeated_component_gets_the_plan_a_fresh_search_finds(seed):
+    # the planner reuses the groups of a component identical to one searched before; the
+    # reference searches every component
+    rng = random.Random(seed)
+    graph = repeated(random_graph(rng, rng.randint(4, 12)), rng.randint(2, 4), rng)
+    for beam, improve, greedy in ((BEAM, True, False), (3, True, False), (1, False, True)):
+        reused = _Planner(graph, beam, improve, greedy).run()
+        fresh = _Planner(graph, beam, improve, greedy, reuse=False).run()
+        assert (reused.groups, reused.cost, reused.order) == (fresh.groups, fresh.cost,
+                                                              fresh.order)

@@ -19,6 +19,10 @@ keeps a state alive that can take a better merge later (seed 002's example: a br
 the live tiles so much that the better join is rejected). The best partition is then improved by
 local moves (a node leaves its group or moves to a neighbouring group) while the cost drops.
 
+Large kernels repeat themselves (unrolled loops, one chain per head): a component whose
+signature (its nodes' cost data, window bits, reachability and candidate edges, numbered within
+the component) equals one already searched gets that component's groups without a search.
+
 ``beam=1`` without improvement and accepting a merge only when it lowers the cost is the plain
 greedy planner (:func:`plan_greedy`), kept as the baseline the benchmarks compare with. Exact
 plans come from :mod:`.exact` (CP-SAT). Deterministic: ties break on node order.
@@ -187,12 +191,15 @@ class _State:
 
 
 class _Planner:
-    def __init__(self, graph: FusionGraph, beam: int, improve: bool, greedy: bool):
+    def __init__(self, graph: FusionGraph, beam: int, improve: bool, greedy: bool,
+                 reuse: bool = True):
         self.graph = graph
+        self.reuse = reuse  # False: search every component (the reference the tests compare)
         self.beam = max(1, beam)
         self.improve_moves = improve
         self.greedy = greedy
         self.costs: dict[tuple[int, ...], int] = {}
+        self.solved: dict[tuple, list[list[int]]] = {}  # component signature -> its groups
         self.consumers: list[list[int]] = [[] for _ in range(len(graph))]
         for i, j in graph.dataflow:
             self.consumers[i].append(j)
@@ -203,10 +210,20 @@ class _Planner:
             positions = [committed.pos[m] for m in component]
             lo, hi = min(positions), max(positions)
             desc, anc = committed.reach(lo, hi)
-            groups = _ComponentSearch(self, component, lo, committed.pos, desc, anc).best()
-            committed.commit(lo, hi, groups)
+            search = _ComponentSearch(self, component, lo, committed.pos, desc, anc)
+            committed.commit(lo, hi, self.groups_of(search))
         groups = [list(g) for g in committed.groups]
         return Plan(groups, plan_cost(self.graph, groups), list(committed.order))
+
+    def groups_of(self, search: _ComponentSearch) -> list[list[int]]:
+        """The component's groups; a component identical to one searched before (see
+        :meth:`_ComponentSearch.signature`) gets the same groups without a search."""
+        signature = search.signature() if self.reuse else None
+        found = self.solved.get(signature) if self.reuse else None
+        if found is None:
+            found = self.solved[signature] = [[search.index[m] for m in group]
+                                              for group in search.best()]
+        return [[search.nodes[k] for k in group] for group in found]
 
     def cost(self, members: tuple[int, ...]) -> int:
         found = self.costs.get(members)
@@ -235,6 +252,28 @@ class _ComponentSearch:
             self.adjacent[i].add(j)
             self.adjacent[j].add(i)
         self.closures: dict[tuple[int, ...], tuple[int, int, int]] = {}
+
+    def signature(self) -> tuple:
+        """Everything the search reads, with nodes numbered within the component (a monotone
+        renumbering: every comparison and tie-break comes out the same), so two components
+        with one signature get the same groups: per node its cost data (producers and readers
+        inside the component by number, all others alike; tiles numbered by first use),
+        window bit and reachability; the candidate edges."""
+        index = self.index
+        tiles: dict = {}
+        nodes = []
+        for m in self.nodes:
+            node = self.planner.graph.nodes[m]
+            write = node.write
+            nodes.append((
+                node.head_fixed, node.member_fixed, node.factor, node.spill, node.live_tiles,
+                node.write_may_stay, node.domain,
+                tuple((s.ub, s.reg, index.get(s.producer, -1)) for s in node.reads),
+                None if write is None else (write.ub, write.reg),
+                tuple(index.get(r, -1) for r in node.readers),
+                tuple(tiles.setdefault(t, len(tiles)) for t in node.tiles),
+                self.bit[m], self.desc[m], self.anc[m]))
+        return tuple(nodes), tuple((index[i], index[j]) for i, j in self.edges)
 
     def best(self) -> list[list[int]]:
         state = self.beam_search()

@@ -16,6 +16,7 @@ Costs come from the target's fused-execution model (:meth:`Target.fused_cycles`)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation
@@ -186,9 +187,10 @@ class _Dataflow:
             self.visit(op)
 
     def visit(self, op: Operation) -> None:
-        if isinstance(op, TileOp) and not isinstance(op, CallOp):
-            memrefs = self.memrefs[op] = [v for v in op.operands if isinstance(v.type, MemRefType)]
-            read_list = op.read_operands()
+        if _plain_tile_op(type(op)):
+            memrefs = self.memrefs[op] = [v for v in op.operands if type(v.type) is MemRefType
+                                          or isinstance(v.type, MemRefType)]
+            read_list = memrefs[:-1] if _reads_all_but_last(type(op)) else op.read_operands()
             reads = memrefs[:-1] if read_list else []
             for slot, value in enumerate(reads):
                 self.read(op, slot, self.region(value))
@@ -220,6 +222,18 @@ class _Dataflow:
     def write(self, op: Operation, region: Region) -> None:
         entries = [(r, w) for r, w in self.current.get(region.root, []) if r != region]
         self.current[region.root] = [*entries, (region, op)]
+
+
+@cache
+def _plain_tile_op(cls: type) -> bool:
+    """A tile op other than ``tile.call`` (once per class: ``isinstance`` on op classes is slow)."""
+    return issubclass(cls, TileOp) and not issubclass(cls, CallOp)
+
+
+@cache
+def _reads_all_but_last(cls: type) -> bool:
+    """Does the class keep ``TileOp.read_operands`` (every memref operand but the last)?"""
+    return cls.read_operands is TileOp.read_operands
 
 
 def _bytes(value) -> int:
