@@ -211,6 +211,8 @@ def _ascend_program(trips, body, late, picks):
 
 @SETTINGS
 @given(ascend_loops())
+@example((2, ["load", "load", "load", "load", "flag", "load", "flag"], 0,
+          [0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0]))  # two violations met in either order
 def test_random_ascend_loops(program):
     assert_same(_ascend_program(*program), load_target("ascend-a2"))
 

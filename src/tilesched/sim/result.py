@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from tilesched.sim.happens_before import Race
@@ -34,7 +35,18 @@ class Findings:
             found.count += 1
 
     def list(self) -> list[Violation]:
-        return list(self._items.values())
+        """The violations in a fixed order (source location of the detail, then kind), so that
+        the order in which a run met them (steady state or ``--full``) does not show."""
+        return sorted(self._items.values(), key=_canonical)
+
+
+_LEADING_LOCATION = re.compile(r"(.*?):(\d+):(\d+): ")
+
+
+def _canonical(violation: Violation) -> tuple:
+    found = _LEADING_LOCATION.match(violation.detail)
+    where = (found.group(1), int(found.group(2)), int(found.group(3))) if found else ("", 0, 0)
+    return where, violation.kind, violation.detail
 
 
 @dataclass
