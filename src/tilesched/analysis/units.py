@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
@@ -82,3 +85,25 @@ def region_cycles(op: Operation, target: Target) -> int:
     """Duration of a conditional on one unit: its longer branch, the sum of its tile ops."""
     return max((sum(op_cycles(inner, target) for inner in block.ops if op_route(inner, target))
                 for region in op.regions for block in region.blocks), default=0)
+
+
+Answer = TypeVar("Answer")
+
+
+class PerSignature(Generic[Answer]):
+    """``compute(op)`` remembered per op name and operand types, for ops whose answer depends on
+    nothing else (no regions, properties or attributes): large blocks repeat a few signatures
+    thousands of times. Types are compared by identity (the parser shares one object per
+    spelling) and kept alive with the answer, so their ids stay theirs."""
+
+    def __init__(self, compute: Callable[[Operation], Answer]):
+        self._compute = compute
+        self._known: dict[tuple, tuple] = {}
+
+    def __call__(self, op: Operation) -> Answer:
+        types = tuple(v.type for v in op.operands)
+        key = (op.name, tuple(map(id, types)))
+        known = self._known.get(key)
+        if known is None:
+            known = self._known[key] = (self._compute(op), types)
+        return known[0]

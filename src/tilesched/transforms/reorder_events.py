@@ -38,7 +38,13 @@ from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import loop_carried_dependences
 from tilesched.analysis.fusion_cost import span_units, unit_pairs
 from tilesched.analysis.reduced_deps import reduced_edges
-from tilesched.analysis.units import contains_unit_work, op_cycles, op_route, region_unit
+from tilesched.analysis.units import (
+    PerSignature,
+    contains_unit_work,
+    op_cycles,
+    op_route,
+    region_unit,
+)
 from tilesched.ir.blocks import body_ops, functions, split_at
 from tilesched.ir.tile import StageBorderOp, TileOp
 from tilesched.schedule.reorder.event_schedule import STRATEGIES
@@ -98,9 +104,9 @@ class _BlockReorderer:
             issue_cycles=target.issue_cycles,
             inline_units=frozenset(u.name for u in target.units.values() if u.kind == "inline"))
         self.durations: dict[Operation, int] = {}
-        # (name, ids of operand types) -> node() of a tile op without properties/attributes
-        # (its route and duration depend on nothing else)
-        self.plain: dict[tuple, tuple] = {}
+        # node() of a tile op without properties/attributes (route and duration depend on
+        # nothing else)
+        self.plain = PerSignature(self._routed)
 
     def block(self, block: Block, loop: scf.ForOp | None) -> int:
         """Reorder ``block`` (nested blocks first); returns its estimated cycles."""
@@ -177,12 +183,7 @@ class _BlockReorderer:
             return self._routed(op)
         if op.properties or op.attributes:  # latency, pipe, fusion group: op by op
             return self._routed(op)
-        types = tuple(v.type for v in op.operands)
-        key = (op.name, tuple(map(id, types)))
-        known = self.plain.get(key)
-        if known is None:  # the types are kept alive with the answer, so their ids stay theirs
-            known = self.plain[key] = (self._routed(op), types)
-        return known[0]
+        return self.plain(op)
 
     def _routed(self, op: Operation) -> tuple[str | None, bool, bool, int]:
         """:meth:`node` of an op without regions."""

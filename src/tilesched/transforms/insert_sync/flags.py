@@ -18,7 +18,7 @@ from xdsl.ir import Block, Operation
 from tilesched.analysis.dependence import loop_carried_dependences
 from tilesched.analysis.fusion_cost import span_units, unit_pairs
 from tilesched.analysis.reduced_deps import reduced_edges
-from tilesched.analysis.units import contains_unit_work, region_unit, unit_kind
+from tilesched.analysis.units import PerSignature, contains_unit_work, region_unit, unit_kind
 from tilesched.ir import sync as S
 from tilesched.ir.blocks import body_ops, insert_after, insert_before, split_at
 from tilesched.ir.sync import make_barrier_all, make_pipe_barrier, make_set, make_wait
@@ -47,7 +47,7 @@ class FlagSync:
         self.pipelined = frozenset(u.name for u in target.units.values() if u.pipelined)
         self.peak_events: dict[str, int] = defaultdict(int)
         self.serialized_loops: list[scf.ForOp] = []
-        self._plain: dict[tuple, tuple] = {}  # (name, ids of operand types) -> (Item, types)
+        self._plain = PerSignature(self._routed)  # ops without regions or a pipe override
 
     def run_block(self, block: Block, in_loop: bool = False) -> None:
         """Synchronize ``block``: nested regions first, then its straight-line segments."""
@@ -131,12 +131,7 @@ class FlagSync:
             return Item(unit, inline=unit is not None and self.target.units[unit].kind == "inline")
         if op.properties:  # a pipe override
             return self._routed(op)
-        types = tuple(v.type for v in op.operands)
-        key = (op.name, tuple(map(id, types)))
-        known = self._plain.get(key)
-        if known is None:  # the types are kept alive with the answer, so their ids stay theirs
-            known = self._plain[key] = (self._routed(op), types)
-        return known[0]
+        return self._plain(op)
 
     def _routed(self, op: Operation) -> Item:
         """:meth:`_item` of an op without regions (its unit depends on its name, its operand
