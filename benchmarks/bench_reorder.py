@@ -24,6 +24,7 @@ Section `reorder` of BENCHMARKS.md: `python benchmarks/run_all.py reorder`.
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import statistics
@@ -198,6 +199,7 @@ def _pass_seconds(text: str, pipeline: str) -> tuple[float, float, dict]:
     module = parse_text(text, "bench.mlir")
     passes = parse_pass_pipeline(pipeline)
     env = TileContext(target)
+    gc.collect()  # start from a clean heap: the previous input's garbage slowed small runs 2x
     wall, cpu = time.perf_counter(), time.process_time()
     run_pipeline(module, passes, env)
     return time.perf_counter() - wall, time.process_time() - cpu, env.remarks
