@@ -26,7 +26,7 @@ from tilesched.analysis.fusion_liveness import LivenessFacts
 from tilesched.analysis.fusion_semantics import HARD_BOUNDARY, PURE, op_semantics
 from tilesched.analysis.reduced_deps import reduced_edges
 from tilesched.analysis.regions import Region, disjoint, root_region
-from tilesched.analysis.units import op_route
+from tilesched.analysis.units import PerSignature, op_route
 from tilesched.ir.blocks import body_ops
 from tilesched.ir.tile import CallOp, TileOp
 from tilesched.ir.types import element_bytes, memref_shape
@@ -61,7 +61,7 @@ class _Builder:
         self.semantics = {op: op_semantics(op) for op in self.ops}
         self.regions: dict = {}
         self.sizes: dict = {}
-        self.routes: dict = {}
+        self.plain_routes = PerSignature(lambda op: op_route(op, target))
         self.tiles: dict[Region, int] = {}
         self.value_tiles: dict[int, int] = {}
         self.flow = _Dataflow(self.ops, self.region)
@@ -79,15 +79,10 @@ class _Builder:
         return found
 
     def route(self, op: Operation):
-        """``op_route``, once per op name and operand values (an op with a ``pipe`` each time)."""
-        if isinstance(op, TileOp) and op.pipe is None and op in self.flow.memrefs:
-            key = (op.name, *map(id, self.flow.memrefs[op]))
-        else:
-            key = op
-        found = self.routes.get(key, self)
-        if found is self:
-            found = self.routes[key] = op_route(op, self.target)
-        return found
+        """``op_route``, once per op name and operand types for tile ops without a ``pipe``."""
+        if isinstance(op, TileOp) and op.pipe is None:
+            return self.plain_routes(op)
+        return op_route(op, self.target)
 
     def segments(self) -> list[Segment]:
         runs, current = [], []
