@@ -20,7 +20,7 @@ def main(argv: list[str]) -> None:
     full = "--full" in argv
     args = dict(a.split("=", 1) for a in argv[2:] if "=" in a)
     from tilesched.commands.common import load_verified
-    from tilesched.sim.engine import Engine, run_engine
+    from tilesched.sim.engine import Engine, FullRun, run_engine
     from tilesched.sim.stream import stream_module
     from tilesched.target import load_target
 
@@ -29,9 +29,12 @@ def main(argv: list[str]) -> None:
     start = time.perf_counter()
     module = load_verified(path, target)
     parsed, cpu = time.perf_counter(), time.process_time()
-    program = stream_module(module, target, {k: int(v) for k, v in args.items()},
-                            max_ops=None)
-    result = run_engine(Engine(program, steady=not full))
+    values = {k: int(v) for k, v in args.items()}
+    if full:  # as `tilesched sim --full` runs it (the compiled core when it is installed)
+        result = FullRun(lambda: stream_module(module, target, values, max_ops=None)).run()
+    else:
+        result = run_engine(Engine(stream_module(module, target, values, max_ops=None),
+                                   steady=True))
     done, cpu = time.perf_counter(), time.process_time() - cpu
     print(json.dumps({
         "parse_s": parsed - start, "simulate_s": done - parsed, "cpu_s": cpu,

@@ -26,7 +26,7 @@ from tilesched.report import progress
 from tilesched.report.chrome_trace import write_chrome_trace
 from tilesched.report.sim_json import sim_json
 from tilesched.report.sim_table import sim_table
-from tilesched.sim.engine import Engine, run_engine
+from tilesched.sim.engine import Engine, FullRun, run_engine
 from tilesched.sim.lower import lower_module, parse_arg_values
 from tilesched.sim.stream import stream_module
 from tilesched.sim.trace import TraceError
@@ -98,21 +98,17 @@ def run(args: argparse.Namespace) -> int:
     if args.trace:
         check_output(args.trace, [args.file], args.force, option="--trace")
     target = target_from_args(args)
-    program = stream_file(args.file, target, args, args.max_ops)
-    engine = Engine(program, record=bool(args.trace), steady=not args.full)
-    if progress.wanted(args.json):
-        engine.progress = progress.SimProgress(program)
+    runner = _runner(args, target)
     try:
-        result = _simulate(engine, args.file)
+        result = _simulate(runner, args.file)
     except KeyboardInterrupt:
-        print(interrupted(engine), file=sys.stderr)
+        print(interrupted(runner), file=sys.stderr)
         raise
     finally:
-        if engine.progress is not None:
-            engine.progress.close()
+        runner.close()
     if args.trace:
         write_chrome_trace(result, args.trace)
-    spans = program.spans
+    spans = runner.p.spans
     if args.json:
         print(json.dumps({**sim_json(result), "fused_spans": spans}, indent=2))
     else:
@@ -122,24 +118,38 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
-def _simulate(engine: Engine, path: str):
+def _runner(args: argparse.Namespace, target) -> Engine | FullRun:
+    """The engine for this command line: every op through :class:`FullRun` (the compiled core
+    when it can) under ``--full``; else the Python engine with steady-state detection or
+    recording."""
+    show = progress.SimProgress if progress.wanted(args.json) else None
+    if args.full and not args.trace:
+        return FullRun(lambda: stream_file(args.file, target, args, args.max_ops),
+                       progress_for=show)
+    engine = Engine(stream_file(args.file, target, args, args.max_ops),
+                    record=bool(args.trace), steady=not args.full)
+    engine.progress = show(engine.p) if show else None
+    return engine
+
+
+def _simulate(runner: Engine | FullRun, path: str):
     """Run the engine; a malformed op becomes a located error."""
     try:
-        return run_engine(engine)
+        return runner.run() if isinstance(runner, FullRun) else run_engine(runner)
     except TraceError as err:
         raise TileschedError(str(err), path) from None
 
 
-def interrupted(engine: Engine) -> str:
+def interrupted(runner: Engine | FullRun) -> str:
     """What an interrupted simulation got through (printed on Ctrl-C)."""
-    program = engine.p
+    program = runner.p
     done, total = program.progress()
+    cycle, races, kinds = runner.so_far()
     lines = [f"tilesched sim: interrupted after simulating {program.simulated:,} ops "
              f"({done:,} of about {total:,} counting extrapolated loops)",
-             f"  reached cycle {max(engine.clock, default=0):,}"]
+             f"  reached cycle {cycle:,}"]
     for frame in program.lowering.frames:
         lines.append(f"  loop at {location_of(frame.op) or '?'}: iteration {frame.current + 1:,} "
                      f"of {frame.trips:,}")
-    races = len(engine.detector.found) if engine.detector is not None else 0
-    lines.append(f"  so far: {races} race(s), {len(engine.findings.list())} violation kind(s)")
+    lines.append(f"  so far: {races} race(s), {kinds} violation kind(s)")
     return "\n".join(lines)

@@ -34,18 +34,24 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 from collections import deque
 
 from tilesched.sim.critical_path import BoundTracker
 from tilesched.sim.flags import FlagTable
 from tilesched.sim.happens_before import RaceDetector, RaceSide
 from tilesched.sim.issuers import IssuerWalk
-from tilesched.sim.outcome import build_result
+from tilesched.sim.outcome import build_result, native_result
 from tilesched.sim.program import Program, compile_trace
 from tilesched.sim.result import Findings, SimResult
 from tilesched.sim.steady import SteadyState
 from tilesched.sim.trace import Trace
 from tilesched.sim.units import PipeState, UnitWalk
+
+try:  # the compiled core (native_engine.pyx); absent when it was not built
+    from tilesched.sim import native_engine
+except ImportError:  # pragma: no cover - depends on the install
+    native_engine = None
 
 DEFAULT_FLOOR_EVERY = 1 << 14  # worklist rounds between live-event sweeps
 
@@ -227,6 +233,16 @@ class Engine(IssuerWalk, UnitWalk):
             views.append(min(others) if others else 1 << 62)
         return views
 
+    def close(self) -> None:
+        """Remove the progress display, if any."""
+        if self.progress is not None:
+            self.progress.close()
+
+    def so_far(self) -> tuple[int, int, int]:
+        """``(cycle reached, races found, violation kinds found)`` of the run in progress."""
+        races = len(self.detector.found) if self.detector is not None else 0
+        return max(self.clock, default=0), races, len(self.findings.list())
+
     def _finished(self, a: int) -> bool:
         """True when agent ``a`` will execute nothing more."""
         if a < self.n_issuers:
@@ -239,9 +255,87 @@ def simulate(trace: Trace, check_races: bool = True, record: bool = False,
              bound: bool = True) -> SimResult:
     """Simulate a trace: timing, races (unless disabled), deadlock and sync violations."""
     pipelined = any(spec.pipelined for spec in trace.machine.units.values())
+    accesses = check_races or bound or pipelined
     with _no_cyclic_gc():
-        program = compile_trace(trace, with_accesses=check_races or bound or pipelined)
+        if not record:
+            return run_fast(lambda: compile_trace(trace, with_accesses=accesses), check_races,
+                            bound)
+        program = compile_trace(trace, with_accesses=accesses)
         return Engine(program, check_races=check_races, record=record, bound=bound).run()
+
+
+def native_enabled() -> bool:
+    """True when the compiled core is installed and ``TILESCHED_PURE_PYTHON`` is not set."""
+    return native_engine is not None and not os.environ.get("TILESCHED_PURE_PYTHON")
+
+
+def run_fast(make_program, check_races: bool = True, bound: bool = True) -> SimResult:
+    """Simulate every op of a program, natively when possible (see :class:`FullRun`)."""
+    return FullRun(make_program, check_races, bound).run()
+
+
+class FullRun:
+    """A simulation of every op of a program, by the compiled core when it can.
+
+    ``make_program()`` returns a fresh program each time it is called. The compiled core
+    (``native_engine.pyx``) runs it first; when it meets anything the Python engine must report
+    (a race, a violation, a deadlock) or cannot represent, the program is made again and the
+    Python engine runs it, so results are the Python engine's in every case. ``progress_for``
+    (program -> an object with ``tick(engine)`` and ``close()``, or ``None``) draws progress.
+    """
+
+    def __init__(self, make_program, check_races: bool = True, bound: bool = True,
+                 progress_for=None):
+        self.make_program = make_program
+        self.check_races = check_races
+        self.bound = bound
+        self.progress_for = progress_for or (lambda program: None)
+        self.p = None
+        self.engine = None  # the engine running now (native or Python)
+        self.progress = None
+
+    def run(self) -> SimResult:
+        with _no_cyclic_gc():
+            self.p = self.make_program()
+            if native_enabled() and not self.p.static_violations:
+                result = self._native()
+                if result is not None:
+                    return result
+                self.p = self.make_program()
+            engine = self.engine = Engine(self.p, check_races=self.check_races, bound=self.bound)
+            engine.progress = self._new_progress()
+            return engine.run()
+
+    def _native(self) -> SimResult | None:
+        """The compiled core's result, or ``None`` when the Python engine must run."""
+        if hasattr(self.p, "lowering"):
+            self.p.lowering.replay = True  # as Engine does: periodic iterations not re-lowered
+        tracker = BoundTracker(self.p) if self.bound else None
+        native = self.engine = native_engine.NativeEngine(self.p, self.check_races, tracker)
+        native.progress = self._new_progress()
+        try:
+            native.run()
+        except (native_engine.NeedsPythonEngine, OverflowError):
+            return None
+        found = tracker.bound() if tracker is not None else (0, "not computed")
+        return native_result(self.p, native.summary(), found, Findings())
+
+    def _new_progress(self):
+        self.close()
+        self.progress = self.progress_for(self.p)
+        return self.progress
+
+    def close(self) -> None:
+        """Remove the progress display, if any."""
+        if self.progress is not None:
+            self.progress.close()
+            self.progress = None
+
+    def so_far(self) -> tuple[int, int, int]:
+        """``(cycle reached, races found, violation kinds found)`` of the run in progress."""
+        if isinstance(self.engine, Engine):
+            return self.engine.so_far()
+        return max(self.engine.clocks, default=0) if self.engine is not None else 0, 0, 0
 
 
 def run_engine(engine: Engine) -> SimResult:
