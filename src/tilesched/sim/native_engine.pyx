@@ -1021,11 +1021,9 @@ cdef class NativeEngine:
         cdef AgentHist fresh
         cdef int64_t limit
         cdef Access* acc
-        _parse_accesses(accesses, self.accs)
+        self._checked_accesses(accesses)
         for k in range(self.accs.size()):
             acc = &self.accs[k]
-            if self._skipped(acc.buf):
-                continue
             per = &self.history[acc.buf]
             mine = per.per.size()
             for m in range(per.per.size()):
@@ -1048,6 +1046,16 @@ cdef class NativeEngine:
                 self.entries += h.reads.put(acc.r, epoch)
         if self.entries >= self.next_prune:
             self._prune()
+        return 0
+
+    cdef int _checked_accesses(self, object accesses) except -1:
+        """The accesses of one op to buffers a race can touch, parsed into ``self.accs``."""
+        cdef int64_t buf
+        self.accs.clear()
+        for entry in <tuple>accesses:
+            buf = (<tuple>entry)[0]
+            if not self._skipped(buf):
+                _append_access(<tuple>entry, self.accs)
         return 0
 
     cdef bint _skipped(self, int64_t buf) except -1:
@@ -1103,9 +1111,6 @@ cdef class NativeEngine:
                 "bar_count": [self.bar_count[a] for a in range(self.n_iss)],
                 "sync_ops": self.sync_ops, "tile_ops": self.tile_ops, "peaks": peaks}
 
-    def debug(self):
-        return list(self.pipelined), list(self.owner), list(self.done)
-
     @property
     def clocks(self):
         """Every agent's current time (for an interrupted run's report)."""
@@ -1156,20 +1161,25 @@ cdef inline bint _contains64(vector[int64_t]& v, int64_t x, size_t start) noexce
 
 cdef int _parse_accesses(object accesses, vector[Access]& out) except -1:
     """``(buffer, region, is_write, key)`` tuples -> :c:type:`Access` (at most 4 dimensions)."""
-    cdef Access acc
     out.clear()
-    cdef int d
-    cdef tuple region, span
     for entry in <tuple>accesses:
-        acc.buf = (<tuple>entry)[0]
-        acc.write = bool((<tuple>entry)[2])
-        region = <tuple>(<tuple>entry)[1]
-        if len(region) > 4:
-            raise NeedsPythonEngine("region of more than 4 dimensions")
-        acc.r.nd = len(region)
-        for d in range(acc.r.nd):
-            span = <tuple>region[d]
-            acc.r.v[2 * d] = span[0]
-            acc.r.v[2 * d + 1] = span[1]
-        out.push_back(acc)
+        _append_access(<tuple>entry, out)
+    return 0
+
+
+cdef int _append_access(tuple entry, vector[Access]& out) except -1:
+    cdef Access acc
+    cdef int d
+    cdef tuple region = <tuple>entry[1]
+    cdef tuple span
+    if len(region) > 4:
+        raise NeedsPythonEngine("region of more than 4 dimensions")
+    acc.buf = entry[0]
+    acc.write = bool(entry[2])
+    acc.r.nd = len(region)
+    for d in range(acc.r.nd):
+        span = <tuple>region[d]
+        acc.r.v[2 * d] = span[0]
+        acc.r.v[2 * d + 1] = span[1]
+    out.push_back(acc)
     return 0
