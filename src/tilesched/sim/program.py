@@ -28,6 +28,8 @@ from tilesched.sim.trace import (
     group_share,
 )
 
+FLAG_OPS = frozenset({"sync.set_flag", "sync.wait_flag"})
+
 # Issuer opcodes (MARK: a loop boundary, see ``LoopMark``; it costs nothing).
 ENQ, INLINE, ISET, IWAIT, BALL, COMMIT, WAITG, BAR, PRIO, NOP, MARK = range(11)
 # Unit item opcodes (first field of an item enqueued with ENQ; INLINE carries a TILE item too).
@@ -348,22 +350,41 @@ class InstructionCompiler:
         return (WAITG, agent, pending, index, queue)
 
     def compile(self, trace: Trace) -> Program:
-        """Translate every issuer's program of a trace."""
+        """Translate every issuer's program of a trace (and note who touches which buffer)."""
         code, bases = [], []
+        users: dict[int, set[int]] = {}  # agent -> buffers it accesses
+        written: set[int] = set()
         for i, issuer in enumerate(self.machine.issuers):
-            body = []
             ops = trace.programs.get(issuer, [])
-            base = len(self.ops)
-            bases.append(base)
+            bases.append(len(self.ops))
             self.ops.extend(ops)
-            for index, op in enumerate(ops, base):
-                ins = self.sync(op, i, index) if op.name in SYNC_OPS else self.tile(op, i, index)
-                if ins is not None:
-                    body.append(ins)
-            code.append(body)
+            code.append(self.issuer_code(ops, i, bases[-1], users, written))
         return Program(self.agents, self.inline_units, code, self.ops, self.flags,
                        self.fed(), self.lds_agents(), self.violations,
-                       [b.name for b in self.buffers], bases, machine=self.machine)
+                       [b.name for b in self.buffers], bases,
+                       memory=_memory_of(users, written), machine=self.machine)
+
+    def issuer_code(self, ops: list[TraceOp], issuer: int, base: int,
+                    users: dict[int, set[int]], written: set[int]) -> list[tuple]:
+        """The instructions of one issuer group's ops (the first one numbered ``base``), as
+        :meth:`tile` and :meth:`sync` translate them; the buffers each agent accesses are added
+        to ``users``, the buffers written to ``written``."""
+        tile = _TileTranslator(self, issuer, users, written).translate
+        flag = _FlagTranslator(self, issuer).translate
+        sync = self.sync
+        body = []
+        append = body.append
+        for index, op in enumerate(ops, base):
+            name = op.name
+            if name not in SYNC_OPS:
+                append(tile(op, index))
+            elif name in FLAG_OPS:
+                append(flag(op, index))
+            else:
+                ins = sync(op, issuer, index)
+                if ins is not None:
+                    append(ins)
+        return body
 
     def fed(self) -> list[list[int]]:
         """Per issuer: the non-inline agents it enqueues to."""
@@ -375,6 +396,169 @@ class InstructionCompiler:
         lds = self.machine.lds_unit
         return [self.instances.get((lds, i)) if lds else None
                 for i in range(len(self.machine.issuers))]
+
+
+class _FlagTranslator:
+    """:meth:`InstructionCompiler.sync` for the ``set_flag`` / ``wait_flag`` ops of one issuer
+    group: the translations of the flag ops met at each location are kept (the last few) with
+    a copy of their properties, and reused for the next op there with the same name and
+    properties (comparing a small dict is cheaper than building the compiler's cache key)."""
+
+    KEPT = 8  # translations kept per location
+
+    def __init__(self, compiler: InstructionCompiler, issuer: int):
+        self.compiler, self.issuer = compiler, issuer
+        self.by_loc: dict[str, list] = {}  # loc -> [(name, props, flag_op result)]
+
+    def translate(self, op: TraceOp, index: int) -> tuple:
+        """The instruction of one flag op."""
+        name, props = op.name, op.props
+        for known in self.by_loc.get(op.loc, ()):
+            if known[0] == name and known[1] == props:
+                break
+        else:
+            known = self._learn(op)
+        on_issuer, code, agent, flag, bad = known[2]
+        if bad:
+            self.compiler.violations.append(bad)
+        if on_issuer:
+            return (code, flag, index)
+        return (ENQ, agent, (code, flag, index, ()))
+
+    def _learn(self, op: TraceOp) -> tuple:
+        """Translate a flag op as :meth:`InstructionCompiler.sync` does, and remember it."""
+        compiler, props = self.compiler, op.props
+        key = (self.issuer, op.name, op.loc, props.get("src"), props.get("dst"), props.get("event"))
+        found = compiler.flag_ops.get(key)
+        if found is None:
+            found = compiler.flag_ops[key] = compiler.flag_op(op, self.issuer)
+        kept = self.by_loc.setdefault(op.loc, [])
+        if len(kept) == self.KEPT:
+            kept.pop(0)
+        kept.append((op.name, dict(props), found))
+        return kept[-1]
+
+
+class _TileTranslator:
+    """:meth:`InstructionCompiler.tile` for the ops of one issuer group, with what does not
+    change from op to op looked up once: routes per ``(unit, queue, LDS flag)``, each buffer's
+    rank and space, and the group's share of each region written to shared memory. Who
+    accesses which buffer is noted on the way (``users``, ``written``: see :class:`MemoryUse`)."""
+
+    def __init__(self, compiler: InstructionCompiler, issuer: int,
+                 users: dict[int, set[int]], written: set[int]):
+        self.compiler, self.issuer = compiler, issuer
+        self.users, self.written = users, written
+        self.routes: dict[tuple, tuple[int, int, set[int]]] = {}
+        self.ranks = [len(b.shape) for b in compiler.buffers]
+        private = compiler.machine.private_spaces
+        self.private = [b.space in private for b in compiler.buffers]
+        self.shares: dict = {}  # region -> group_share(region, issuer, groups)
+        self.copy_offset = virtual_buffer(0, issuer, compiler.virtual_stride)
+
+    def translate(self, op: TraceOp, index: int) -> tuple:
+        """The instruction of one tile op."""
+        duration = op.duration
+        route = self.routes.get((op.unit, op.async_queue, op.lds))
+        if route is None or not isinstance(duration, int) or duration < 0:
+            route = self._route(op)
+        if not self.compiler.with_accesses:
+            accesses = ()
+        elif self.compiler.groups == 1:
+            accesses = self._accesses(op, route[2])
+        else:
+            accesses = self._group_accesses(op, route[2])
+        return (route[0], route[1], (TILE, duration, index, accesses))
+
+    def _route(self, op: TraceOp) -> tuple[int, int, set[int]]:
+        """``(kind, target, buffers the running agent accesses)`` (errors as ``route``)."""
+        kind, where = self.compiler.route(op, self.issuer)
+        agent = self.issuer if kind == INLINE else where
+        found = (kind, where, self.users.setdefault(agent, set()))
+        self.routes[(op.unit, op.async_queue, op.lds)] = found
+        return found
+
+    def _checked(self, op: TraceOp, access: Access) -> None:
+        """Raise the error of an operand that does not fit the buffer table."""
+        buf = access.buffer
+        if not 0 <= buf < len(self.ranks) or self.ranks[buf] != len(access.region):
+            raise TraceError(f"{op.loc}: an operand of {op.name} does not fit the buffer table")
+
+    def _accesses(self, op: TraceOp, used: set[int]) -> tuple:
+        """Access tuples of a single issuer group (reads, then the written last operand); their
+        buffers are added to ``used`` (those of the agent running the op) and ``written``."""
+        out = []
+        loc, ranks, use = op.loc, self.ranks, used.add
+        for a in op.operands:
+            if type(a) is Access:
+                buf, region = a.buffer, a.region
+                if not 0 <= buf < len(ranks) or ranks[buf] != len(region):
+                    self._checked(op, a)
+                use(buf)
+                out.append((buf, region, False, (region, loc)))
+        if not out:
+            return ()
+        name = op.name
+        if name == "tile.call":
+            self.written.update(access[0] for access in out)
+            return tuple((buf, region, True, key) for buf, region, _, key in out)
+        buf, region, _, key = out[-1]
+        self.written.add(buf)
+        if name == "tile.matmul" and op.props.get("accumulate"):
+            out.append((buf, region, True, key))
+        else:
+            out[-1] = (buf, region, True, key)
+        return tuple(out)
+
+    def _group_accesses(self, op: TraceOp, used: set[int]) -> tuple:
+        """Access tuples of one of several issuer groups (as the compiler's
+        ``_group_accesses``: private copies, the group's share of shared-memory writes), noted
+        as by :meth:`_accesses`."""
+        mems = [a for a in op.operands if type(a) is Access]
+        if not mems:
+            return ()
+        ranks = self.ranks
+        for a in mems:
+            if not 0 <= a.buffer < len(ranks) or ranks[a.buffer] != len(a.region):
+                self._checked(op, a)
+        writes = self._writes(op, mems)
+        dst = mems[-1]
+        narrow = len(mems) > 1 and not self.private[dst.buffer]
+        out = []
+        loc, private, copy = op.loc, self.private, self.copy_offset
+        for access, write in zip(mems, writes, strict=True):
+            buf, region = access.buffer, access.region
+            if private[buf]:
+                buf += copy  # virtual_buffer(buf, issuer, stride)
+            elif write or (narrow and access.shape == dst.shape):
+                region = self._share(region)
+                if region is None:
+                    continue
+            used.add(buf)
+            if write:
+                self.written.add(buf)
+            out.append((buf, region, write, (region, loc)))
+        return tuple(out)
+
+    @staticmethod
+    def _writes(op: TraceOp, mems: list) -> list[bool]:
+        """Per memref operand: is it written (the accumulated matmul destination is put in
+        ``mems`` twice: read, then written)."""
+        last = len(mems) - 1
+        if op.name == "tile.call":
+            return [True] * len(mems)
+        if op.name == "tile.matmul" and op.props.get("accumulate"):
+            mems.insert(last, mems[last])
+            return [False] * (last + 1) + [True]
+        return [False] * last + [True]
+
+    def _share(self, region):
+        """This group's share of a region written to shared memory (memoized per region)."""
+        shares = self.shares
+        if region in shares:
+            return shares[region]
+        share = shares[region] = group_share(region, self.issuer, self.compiler.groups)
+        return share
 
 
 @dataclass(frozen=True)
@@ -408,6 +592,17 @@ def memory_use(code: list[list[tuple]], agents: list[Agent]) -> MemoryUse:
                     written.add(buf)
     accessing = sorted(set().union(*users.values())) if users else []
     free = {buf for buf, who in users.items() if len(who) == 1 or buf not in written}
+    return MemoryUse(accessing, frozenset(free))
+
+
+def _memory_of(users: dict[int, set[int]], written: set[int]) -> MemoryUse:
+    """:class:`MemoryUse` from the buffers each agent accesses and the buffers written."""
+    agents_of: dict[int, list[int]] = {}
+    for agent, bufs in users.items():
+        for buf in bufs:
+            agents_of.setdefault(buf, []).append(agent)
+    accessing = sorted(agent for agent, bufs in users.items() if bufs)
+    free = {buf for buf, who in agents_of.items() if len(who) == 1 or buf not in written}
     return MemoryUse(accessing, frozenset(free))
 
 
