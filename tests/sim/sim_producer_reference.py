@@ -10,6 +10,7 @@ their names. Do not optimize this file: its worth is that it is the straightforw
 from __future__ import annotations
 
 import functools  # noqa: F401 - kept as in the original module
+from typing import NamedTuple
 
 from tilesched.diagnostics import TileschedError
 from tilesched.sim.lower import Lowering, StaticOp, find_function
@@ -35,7 +36,7 @@ from tilesched.sim.program import (
     Program,
     virtual_buffer,
 )
-from tilesched.sim.stream import MAX_STATIC, VIRTUAL_STRIDE, _Mem, _StaticMemoryUse, _SyncOp
+from tilesched.sim.stream import MAX_STATIC, VIRTUAL_STRIDE, _StaticMemoryUse, _SyncOp
 from tilesched.sim.trace import (
     SYNC_OPS,
     Access,
@@ -47,6 +48,12 @@ from tilesched.sim.trace import (
 )
 
 CACHE_LIMIT = 1 << 14
+
+
+class _Mem(NamedTuple):
+    buffer: int
+    region: tuple
+    shape: tuple
 
 
 class ReferenceCompiler:

@@ -27,6 +27,7 @@ class LoopReplay:
         self.segment = None
         self.recorded: dict[int, list] = {}  # iteration -> its lowered (sid, operands)
         self.matched = 0  # iterations in a row that matched the one a period earlier
+        self.plans: dict[int, tuple | None] = {}  # iteration -> what moves in its ops
         self.masks: dict[int, tuple] = {}  # sid -> per operand: is it a memref
         self.steps: dict[int, tuple | int | None] = {}  # buffer -> region move per period
 
@@ -49,11 +50,14 @@ class LoopReplay:
         earlier = self.recorded.get(n - period)
         if earlier is None:
             return None
-        moved = self._moved(earlier)
-        if moved is None:
-            self.segment = None
-            return None
-        self._record(n, moved)
+        plan = self.plans.get(n - period)
+        if plan is None:
+            plan = self._plan(earlier)
+            if plan is None:
+                self.segment = None
+                return None
+        moved = self._moved(earlier, plan)
+        self._record(n, moved, plan)
         self.frame.carried = segment.carried_at(n + 1)
         return moved
 
@@ -70,14 +74,18 @@ class LoopReplay:
             self.matched = 0
         self._record(n, list(ops))
 
-    def _record(self, n: int, ops: list) -> None:
+    def _record(self, n: int, ops: list, plan: tuple | None = None) -> None:
+        """Keep iteration ``n``'s ops (and what moves in them, when known) for one period."""
         self.recorded[n] = ops
         self.recorded.pop(n - self.segment.period, None)
+        self.plans[n] = plan
+        self.plans.pop(n - self.segment.period, None)
 
     def _analyze(self, n: int) -> None:
         """Start a new segment at iteration ``n`` (none when the analysis gives up)."""
         self.segment, self.matched = None, 0
         self.recorded.clear()
+        self.plans.clear()
         frame = self.frame
         try:
             segment = analyze_loop(frame.op, frame.lb, frame.step, frame.trips, n,
@@ -90,15 +98,36 @@ class LoopReplay:
         self.steps = {buf: None if step is None else (step if any(step) else 0)
                       for buf, step in segment.shift.items()}
 
-    def _moved(self, ops: list) -> list | None:
+    def _moved(self, ops: list, plan: tuple | None = None) -> list | None:
         """``ops`` one period later (``None`` when something does not simply move: a buffer
-        whose regions move by different amounts, a sync op with a run-time operand)."""
-        out = []
+        whose regions move by different amounts, a sync op with a run-time operand). Ops none
+        of whose operands move are the same pair objects (``chunk_compiler.py`` knows them)."""
+        if plan is None:
+            plan = self._plan(ops)
+            if plan is None:
+                return None
+        out = list(ops)
+        for position, moves in plan:
+            sid, operands = ops[position]
+            moved = list(operands)
+            for k, dims in moves:
+                buf, region = operands[k]
+                bounds = list(region)
+                for dim, step in dims:
+                    lo, hi = bounds[dim]
+                    bounds[dim] = (lo + step, hi + step)
+                moved[k] = (buf, tuple(bounds))
+            out[position] = (sid, tuple(moved))
+        return out
+
+    def _plan(self, ops: list) -> tuple | None:
+        """What moves in ``ops`` after one period: ``(position, ((operand, ((dim, step),
+        ...)), ...))`` per op with a moving operand (``None``: something cannot move)."""
+        plan = []
         masks, steps = self.masks, self.steps
         statics = self.lowering.statics
-        for sid, operands in ops:
+        for position, (sid, operands) in enumerate(ops):
             if not operands:
-                out.append((sid, operands))
                 continue
             mask = masks.get(sid)
             if mask is None:
@@ -107,19 +136,13 @@ class LoopReplay:
                                      else tuple(shape is not None for shape in info.shapes))
             if not mask:
                 return None
-            moved = []
-            for operand, mem in zip(operands, mask, strict=True):
-                if not mem:
-                    moved.append(operand)
-                    continue
-                buf, region = operand
-                step = steps.get(buf, 0)
-                if step == 0:
-                    moved.append(operand)
-                elif step is None:
+            moves = []
+            for k, (operand, mem) in enumerate(zip(operands, mask, strict=True)):
+                step = steps.get(operand[0], 0) if mem else 0
+                if step is None:
                     return None
-                else:
-                    moved.append((buf, tuple((lo + s, hi + s)
-                                             for (lo, hi), s in zip(region, step, strict=True))))
-            out.append((sid, tuple(moved)))
-        return out
+                if step != 0:
+                    moves.append((k, tuple((dim, s) for dim, s in enumerate(step) if s)))
+            if moves:
+                plan.append((position, tuple(moves)))
+        return tuple(plan)

@@ -28,30 +28,18 @@ from tilesched.diagnostics import TileschedError
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import SlotOp, TileOp, ViewOp
 from tilesched.ir.types import memory_space
+from tilesched.sim.chunk_compiler import MAX_STATIC, GroupCompiler
 from tilesched.sim.lower import Lowering, StaticOp, find_function
 from tilesched.sim.program import (
-    BALL,
-    ENQ,
     INLINE,
-    MARK,
-    NOP,
-    TILE,
-    WAITG,
     InstructionCompiler,
     MemoryUse,
     Program,
     virtual_buffer,
 )
 
-MAX_STATIC = 1 << 20  # static ops per program (op references pack the sid below this)
 VIRTUAL_STRIDE = 1 << 40  # per-group copies of private buffers: buffer + stride * (group + 1)
-CACHE_LIMIT = 1 << 14  # compiled operand tuples kept per issuer
-
-
-class _Mem(NamedTuple):
-    buffer: int
-    region: tuple
-    shape: tuple
+BATCH_OPS = 1024  # ops per chunk when iterations are batched (see StreamedProgram.chunks)
 
 
 class _SyncOp(NamedTuple):
@@ -79,10 +67,8 @@ class StreamedProgram(Program):
         self.with_accesses = with_accesses
         self.issuers = issuers
         self.stream = _ChunkStream(lowering, issuers)
-        self.cache = [{} for _ in range(issuers)]  # (sid, operands) -> see _compile_op
-        self.makers = [{} for _ in range(issuers)]  # sid -> (ref -> instruction, violations)
-        self.routes = [{} for _ in range(issuers)]
         self.use = _StaticMemoryUse(lowering, function, compiler)
+        self.groups = [GroupCompiler(self, i) for i in range(issuers)]
         self.memory = self.use.memory
         self._max_pending = self.use.max_pending
         self.max_ops = max_ops
@@ -100,7 +86,10 @@ class StreamedProgram(Program):
         return self._max_pending
 
     def chunks(self, issuer: int):
-        """The issuer's instructions, chunk by chunk."""
+        """The issuer's instructions, chunk by chunk (when the engine replays periodic
+        iterations it stops at no iteration boundary: chunks then batch iterations)."""
+        if self.lowering.replay and not self.lowering.batch:
+            self.lowering.batch, self.lowering.budget = BATCH_OPS, self.max_ops
         while True:
             chunk = self.stream.take(issuer)
             if chunk is None:
@@ -163,90 +152,38 @@ class StreamedProgram(Program):
     # ------------------------------------------------------------------ compiling chunks
 
     def compile(self, issuer: int, chunk) -> list[tuple]:
-        """The instructions of one lowered chunk for one issuer group.
-
-        What an op compiles to depends on its static op and operands, not on where it runs, so
-        each ``(sid, operands)`` is translated once (:meth:`_tile_parts`, :meth:`_sync_maker`)
-        and later executions only put their op reference in."""
+        """The instructions of one lowered chunk for one issuer group (``chunk_compiler.py``)."""
         self.use.classify_new_buffers()
         if issuer == 0:
             self._count(chunk)
-        code = []
-        append = code.append
-        stride = self.issuers * MAX_STATIC
-        ref = (chunk.base * self.issuers + issuer) * MAX_STATIC
-        tiles, makers = self.cache[issuer], self.makers[issuer]
-        violations = self.compiler.violations
-        for sid, operands in chunk.ops:
-            if operands or sid not in makers:
-                parts = tiles.get((sid, operands))
-                if parts is None:
-                    parts = self._compile_op(issuer, sid, operands)
-                if parts[0] is None:  # a sync op with a run-time operand
-                    made = parts[1](ref + sid)
-                    if parts[2]:
-                        violations.extend(parts[2])
-                    if made is not None:
-                        append(made)
-                else:
-                    append((parts[0], parts[1], (TILE, parts[2], ref + sid, parts[3])))
-            else:
-                make, bad = makers[sid]
-                if bad:
-                    violations.extend(bad)
-                if make is not None:
-                    append(make(ref + sid))
-            ref += stride
-        if chunk.mark is not None:
-            kind, frame, n = chunk.mark
-            append((MARK, kind, frame.loop, n, frame))
-        return code
-
-    def _compile_op(self, issuer: int, sid: int, operands: tuple):
-        """Translate ``(sid, operands)`` once: ``(route kind, route target, duration, accesses)``
-        of a tile op, or ``(None, make, violations)`` of a sync op with operands; a sync op
-        without operands goes to ``makers`` instead (then the cache entry is never read)."""
-        if sid >= MAX_STATIC:
-            raise TileschedError(f"the program has more than {MAX_STATIC} ops")
-        info = self.lowering.statics[sid]
-        cache = self.cache[issuer]
-        if len(cache) >= CACHE_LIMIT:
-            cache.clear()
-        if info.is_sync:
-            found = len(self.compiler.violations)
-            ins = self._sync(info, operands, issuer, 0)
-            bad = tuple(self.compiler.violations[found:])
-            del self.compiler.violations[found:]
-            make = _sync_maker(ins)
-            if not operands:
-                self.makers[issuer][sid] = (make, bad)
-            parts = cache[(sid, operands)] = (None, make, bad)
-            return parts
-        route = self.routes[issuer].get(sid)
-        if route is None:
-            route = self.routes[issuer][sid] = self.compiler.route(info, issuer)
-        accesses = self._accesses(info, operands, issuer) if self.with_accesses else ()
-        parts = cache[(sid, operands)] = (route[0], route[1], info.duration, accesses)
-        return parts
+        return self.groups[issuer].code(chunk, self.issuers * MAX_STATIC)
 
     def _count(self, chunk) -> None:
         """Ops simulated so far, fused spans among them, and the ``--max-ops`` guard."""
         self.simulated += len(chunk.ops)
-        self._empty_chunks += not chunk.ops  # iterations of scalar-only bodies count as one op
+        ends = [end for end, _ in chunk.inner]
+        # iterations of scalar-only bodies count as one op
+        self._empty_chunks += sum(a == b for a, b in zip([0, *ends], [*ends, len(chunk.ops)],
+                                                         strict=True))
         statics = self.lowering.statics
         while self._span_checked < len(statics):
             props = statics[self._span_checked].props
             if props.get("fusion_group") is not None and props.get("fusion_order") == 0:
                 self._span_starts.add(self._span_checked)
             self._span_checked += 1
-        starts = self._span_starts
-        if starts:
-            for (sid, _), (nxt, _) in zip(chunk.ops, chunk.ops[1:], strict=False):
-                if sid in starts and statics[nxt].props.get("fusion_group") == \
-                        statics[sid].props["fusion_group"]:
-                    self.spans += 1
+        if self._span_starts:
+            self._count_spans(chunk.ops, set(ends))
         if self.max_ops is not None and self.simulated + self._empty_chunks > self.max_ops:
             raise self._too_many_ops()
+
+    def _count_spans(self, ops: list, boundaries: set[int]) -> None:
+        """Count the fused spans that start in ``ops`` (a span does not cross an iteration
+        boundary: ``boundaries`` are the indices of ops that start an iteration)."""
+        starts, statics = self._span_starts, self.lowering.statics
+        for k, ((sid, _), (nxt, _)) in enumerate(zip(ops, ops[1:], strict=False)):
+            if sid in starts and k + 1 not in boundaries and \
+                    statics[nxt].props.get("fusion_group") == statics[sid].props["fusion_group"]:
+                self.spans += 1
 
     def progress(self) -> tuple[int, int]:
         """``(ops done, estimated total)``: program positions, extrapolated ops included."""
@@ -283,33 +220,11 @@ class StreamedProgram(Program):
                 message += f"; it was not extrapolated because {why}"
         return TileschedError(message + " (raise --max-ops, or lower the trip count)", loc)
 
-    def _accesses(self, info: StaticOp, operands: tuple, issuer: int) -> tuple:
-        mems = [_Mem(o[0], o[1], shape) for o, shape in zip(operands, info.shapes, strict=True)
-                if shape is not None]
-        if not mems:
-            return ()
-        found = self.compiler.accesses_of(info.name, bool(info.props.get("accumulate")), mems,
-                                          info.loc, issuer)
-        dropped = self.use.dropped
-        return tuple(a for a in found if a[0] not in dropped)
-
-    def _sync(self, info: StaticOp, operands: tuple, issuer: int, ref: int) -> tuple | None:
+    def sync_instruction(self, info: StaticOp, operands: tuple, issuer: int) -> tuple | None:
+        """A sync op's instruction with op reference 0 (``InstructionCompiler.sync``; a
+        ``wait_group`` count computed at run time is its operand)."""
         props = info.props if not operands else {**info.props, "pending": operands[0]}
-        return self.compiler.sync(_SyncOp(info.name, props, info.loc), issuer, ref)
-
-
-def _sync_maker(ins: tuple | None):
-    """A function putting an op reference into a sync instruction compiled with reference 0
-    (where each layout keeps it: see ``IssuerWalk._issuer_op_index``); ``None`` for none."""
-    if ins is None:
-        return None
-    code = ins[0]
-    if code == ENQ:
-        agent, head, tail = ins[1], ins[2][:2], ins[2][3:]
-        return lambda ref: (ENQ, agent, (*head, ref, *tail))
-    at = 3 if code == WAITG else 1 if code in (NOP, BALL) else 2
-    head, tail = ins[:at], ins[at + 1:]
-    return lambda ref: (*head, ref, *tail)
+        return self.compiler.sync(_SyncOp(info.name, props, info.loc), issuer, 0)
 
 
 class _OpTable:

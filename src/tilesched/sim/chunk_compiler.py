@@ -1,0 +1,221 @@
+"""Lowered chunks -> instruction lists, for one issuer group of a streamed program.
+
+``stream.py`` hands every chunk of the lowering (``(sid, operands)`` pairs) to one
+:class:`GroupCompiler` per issuer group. What an op compiles to depends on its static op and
+operands, never on where it runs, so the work is split by what varies:
+
+- per static op (``sid``), once: the route, duration and an :class:`AccessPlan` of a tile op
+  (which operands become which access tuples); the instruction maker of a sync op (sync ops with a
+  run-time operand, a ``wait_group`` count, are translated once per distinct operand);
+- per lowered pair object: its item parts are kept, so a pair the lowering hands over again (a
+  replayed iteration reuses the pairs whose operands did not move, ``replay.py``) costs one
+  dictionary look-up;
+- per execution: the op reference and the instruction tuples around it.
+
+The instructions are exactly those of :class:`~tilesched.sim.program.InstructionCompiler`
+(``accesses_of`` and ``sync``) with the accesses of dropped buffers left out (``stream.py``).
+"""
+
+from __future__ import annotations
+
+from tilesched.diagnostics import TileschedError
+from tilesched.sim.program import BALL, ENQ, MARK, NOP, TILE, WAITG, virtual_buffer
+from tilesched.sim.trace import group_share
+
+MAX_STATIC = 1 << 20  # static ops per program (op references pack the sid below this)
+SEEN_LIMIT = 1 << 14  # lowered pairs whose item parts are kept per group
+
+
+class GroupCompiler:
+    """Compiles the lowering's chunks for issuer group ``issuer`` of a streamed program."""
+
+    def __init__(self, program, issuer: int):
+        self.program, self.issuer = program, issuer
+        self.compiler = program.compiler
+        self.statics = program.lowering.statics
+        self.syncs: dict[tuple, tuple] = {}  # (sid, operands) -> (make, violations)
+        self.tiles: dict[int, tuple] = {}  # sid -> (kind, target, duration, AccessPlan)
+        self.seen: dict[int, tuple] = {}  # id(pair) -> what it compiles to (see _learn)
+        self.private: dict[int, bool] = {}  # buffer -> in a private (per-group) space
+        self.shares: dict = {}  # region -> this group's share of it
+
+    def code(self, chunk, stride: int) -> list[tuple]:
+        """The instructions of one chunk (op references ``stride`` apart), with a ``MARK`` at
+        each loop boundary inside it and at its end."""
+        code: list[tuple] = []
+        ref = (chunk.base * self.program.issuers + self.issuer) * MAX_STATIC
+        ops, start = chunk.ops, 0
+        for end, mark in chunk.inner:
+            self._translate(ops[start:end], ref + start * stride, stride, code)
+            code.append(_mark_instruction(mark))
+            start = end
+        self._translate(ops[start:] if start else ops, ref + start * stride, stride, code)
+        if chunk.mark is not None:
+            code.append(_mark_instruction(chunk.mark))
+        return code
+
+    def _translate(self, ops: list, ref: int, stride: int, code: list[tuple]) -> None:
+        """Append the instructions of ``ops`` (op references from ``ref``) to ``code``."""
+        append = code.append
+        seen = self.seen
+        violations = self.compiler.violations
+        for pair in ops:
+            known = seen.get(id(pair))
+            if known is None or known[0] is not pair:
+                known = self._learn(pair)
+            if known[1] is None:  # a sync op: (pair, None, make, violations)
+                if known[3]:
+                    violations.extend(known[3])
+                if known[2] is not None:
+                    append(known[2](ref + pair[0]))
+            else:  # a tile op: (pair, kind, target, duration, accesses)
+                append((known[1], known[2], (TILE, known[3], ref + pair[0], known[4])))
+            ref += stride
+
+    def _learn(self, pair: tuple) -> tuple:
+        """What a pair met for the first time compiles to, kept by the pair's identity (up to
+        ``SEEN_LIMIT`` pairs): ``(pair, kind, target, duration, accesses)`` of a tile op,
+        ``(pair, None, make, violations)`` of a sync op (translated once per static op, or
+        once per distinct operands when it has a run-time operand)."""
+        sid, operands = pair
+        tile = self.tiles.get(sid)
+        if tile is None:
+            if sid >= MAX_STATIC:
+                raise TileschedError(f"the program has more than {MAX_STATIC} ops")
+            info = self.statics[sid]
+            if info.is_sync:
+                known = (pair, None, *self._sync(info, operands))
+                return self._keep(pair, known)
+            tile = self.tiles[sid] = self._tile(info)
+        known = (pair, tile[0], tile[1], tile[2], tile[3].accesses(operands))
+        return self._keep(pair, known)
+
+    def _keep(self, pair: tuple, known: tuple) -> tuple:
+        """Remember what ``pair`` compiles to (forgetting everything at ``SEEN_LIMIT``)."""
+        seen = self.seen
+        if len(seen) >= SEEN_LIMIT:
+            seen.clear()
+        seen[id(pair)] = known
+        return known
+
+    def _tile(self, info) -> tuple:
+        """``(kind, target, duration, AccessPlan)`` of a static tile op."""
+        kind, where = self.compiler.route(info, self.issuer)
+        return (kind, where, info.duration, AccessPlan(info, self))
+
+    def _sync(self, info, operands: tuple) -> tuple:
+        """``(make, violations)`` of a sync op (with operands: once per operands)."""
+        key = (info.sid, operands)
+        found = self.syncs.get(key)
+        if found is None:
+            compiler = self.compiler
+            before = len(compiler.violations)
+            ins = self.program.sync_instruction(info, operands, self.issuer)
+            bad = tuple(compiler.violations[before:])
+            del compiler.violations[before:]
+            found = self.syncs[key] = (sync_maker(ins), bad)
+        return found
+
+    def is_private(self, buf: int) -> bool:
+        """Is a buffer in a space every issuer group has its own copy of?"""
+        found = self.private.get(buf)
+        if found is None:
+            space = self.compiler.buffers[buf].space
+            found = self.private[buf] = space in self.compiler.machine.private_spaces
+        return found
+
+    def share(self, region):
+        """This group's share of a region written to shared memory (memoized per region)."""
+        shares = self.shares
+        if region in shares:
+            return shares[region]
+        found = shares[region] = group_share(region, self.issuer, self.compiler.groups)
+        return found
+
+
+class AccessPlan:
+    """Which memref operands of one static tile op become which access tuples in one issuer
+    group (:meth:`InstructionCompiler.accesses_of`), decided once; :meth:`accesses` applies it
+    to the operands of one execution, leaving out buffers no race can involve."""
+
+    def __init__(self, info, group: GroupCompiler):
+        self.group = group
+        self.loc, self.shapes = info.loc, info.shapes
+        self.dropped = group.program.use.dropped
+        self.enabled = group.program.with_accesses
+        mems = [k for k, shape in enumerate(info.shapes) if shape is not None]
+        if not mems:
+            self.pairs = ()
+        elif info.name == "tile.call":
+            self.pairs = tuple((k, True) for k in mems)
+        else:
+            self.pairs = tuple((k, False) for k in mems[:-1])
+            if info.name == "tile.matmul" and info.props.get("accumulate"):
+                self.pairs += ((mems[-1], False),)
+            self.pairs += ((mems[-1], True),)
+        self.copy_offset = virtual_buffer(0, group.issuer, group.compiler.virtual_stride)
+        self.accesses = self._single if group.compiler.groups == 1 else self._grouped
+        if not self.pairs or not self.enabled:
+            self.accesses = _no_accesses
+
+    def _single(self, operands: tuple) -> tuple:
+        """The access tuples of one execution in a single-group machine."""
+        loc, dropped = self.loc, self.dropped
+        out = []
+        for k, write in self.pairs:
+            buf, region = operands[k]
+            if buf not in dropped:
+                out.append((buf, region, write, (region, loc)))
+        return tuple(out)
+
+    def _grouped(self, operands: tuple) -> tuple:
+        """The access tuples of one execution in one of several issuer groups: private
+        buffers become the group's copy, shared ones written (and the inputs of the
+        destination's shape) the group's share (``InstructionCompiler._group_accesses``)."""
+        group, pairs, shapes = self.group, self.pairs, self.shapes
+        private = group.private
+        last = pairs[-1][0]
+        narrow = pairs[-1][1] and len(pairs) > 1 and not group.is_private(operands[last][0])
+        loc, dropped = self.loc, self.dropped
+        out = []
+        for k, write in pairs:
+            buf, region = operands[k]
+            if private.get(buf) or group.is_private(buf):
+                buf += self.copy_offset
+            elif write or (narrow and shapes[k] == shapes[last]):
+                region = group.share(region)
+                if region is None:
+                    continue
+            if buf not in dropped:
+                out.append((buf, region, write, (region, loc)))
+        return tuple(out)
+
+
+def _mark_instruction(mark: tuple) -> tuple:
+    """The ``MARK`` instruction of a loop boundary ``(kind, frame, n)``."""
+    kind, frame, n = mark
+    return (MARK, kind, frame.loop, n, frame)
+
+
+def _no_accesses(operands: tuple) -> tuple:
+    """The access tuples of an op without memref operands (or of a run without accesses)."""
+    return ()
+
+
+def sync_maker(ins: tuple | None):
+    """A function putting an op reference into a sync instruction compiled with reference 0
+    (where each layout keeps it: see ``IssuerWalk._issuer_op_index``); ``None`` for none."""
+    if ins is None:
+        return None
+    code = ins[0]
+    if code == ENQ:
+        agent, (item, flag, _, accesses) = ins[1], ins[2]
+        return lambda ref: (ENQ, agent, (item, flag, ref, accesses))
+    at = 3 if code == WAITG else 1 if code in (NOP, BALL) else 2
+    head, tail = ins[:at], ins[at + 1:]
+    if at == 1 and not tail:
+        return lambda ref: (code, ref)
+    if at == 2 and not tail:
+        first = ins[1]
+        return lambda ref: (code, first, ref)
+    return lambda ref: (*head, ref, *tail)
