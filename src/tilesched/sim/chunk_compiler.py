@@ -19,7 +19,7 @@ The instructions are exactly those of :class:`~tilesched.sim.program.Instruction
 from __future__ import annotations
 
 from tilesched.diagnostics import TileschedError
-from tilesched.sim.program import BALL, ENQ, MARK, NOP, TILE, WAITG, virtual_buffer
+from tilesched.sim.program import MARK, TILE, sync_maker, virtual_buffer
 from tilesched.sim.trace import group_share
 
 MAX_STATIC = 1 << 20  # static ops per program (op references pack the sid below this)
@@ -200,22 +200,3 @@ def _mark_instruction(mark: tuple) -> tuple:
 def _no_accesses(operands: tuple) -> tuple:
     """The access tuples of an op without memref operands (or of a run without accesses)."""
     return ()
-
-
-def sync_maker(ins: tuple | None):
-    """A function putting an op reference into a sync instruction compiled with reference 0
-    (where each layout keeps it: see ``IssuerWalk._issuer_op_index``); ``None`` for none."""
-    if ins is None:
-        return None
-    code = ins[0]
-    if code == ENQ:
-        agent, (item, flag, _, accesses) = ins[1], ins[2]
-        return lambda ref: (ENQ, agent, (item, flag, ref, accesses))
-    at = 3 if code == WAITG else 1 if code in (NOP, BALL) else 2
-    head, tail = ins[:at], ins[at + 1:]
-    if at == 1 and not tail:
-        return lambda ref: (code, ref)
-    if at == 2 and not tail:
-        first = ins[1]
-        return lambda ref: (code, first, ref)
-    return lambda ref: (*head, ref, *tail)

@@ -28,8 +28,6 @@ from tilesched.sim.trace import (
     group_share,
 )
 
-FLAG_OPS = frozenset({"sync.set_flag", "sync.wait_flag"})
-
 # Issuer opcodes (MARK: a loop boundary, see ``LoopMark``; it costs nothing).
 ENQ, INLINE, ISET, IWAIT, BALL, COMMIT, WAITG, BAR, PRIO, NOP, MARK = range(11)
 # Unit item opcodes (first field of an item enqueued with ENQ; INLINE carries a TILE item too).
@@ -370,18 +368,14 @@ class InstructionCompiler:
         :meth:`tile` and :meth:`sync` translate them; the buffers each agent accesses are added
         to ``users``, the buffers written to ``written``."""
         tile = _TileTranslator(self, issuer, users, written).translate
-        flag = _FlagTranslator(self, issuer).translate
-        sync = self.sync
+        sync = _SyncTranslator(self, issuer).translate
         body = []
         append = body.append
         for index, op in enumerate(ops, base):
-            name = op.name
-            if name not in SYNC_OPS:
+            if op.name not in SYNC_OPS:
                 append(tile(op, index))
-            elif name in FLAG_OPS:
-                append(flag(op, index))
             else:
-                ins = sync(op, issuer, index)
+                ins = sync(op, index)
                 if ins is not None:
                     append(ins)
         return body
@@ -398,45 +392,62 @@ class InstructionCompiler:
                 for i in range(len(self.machine.issuers))]
 
 
-class _FlagTranslator:
-    """:meth:`InstructionCompiler.sync` for the ``set_flag`` / ``wait_flag`` ops of one issuer
-    group: the translations of the flag ops met at each location are kept (the last few) with
-    a copy of their properties, and reused for the next op there with the same name and
-    properties (comparing a small dict is cheaper than building the compiler's cache key)."""
+class _SyncTranslator:
+    """:meth:`InstructionCompiler.sync` for the sync ops of one issuer group. A sync op's
+    instruction depends on its name, properties and location only (and on the group), so the
+    translations of the ops met at each location are kept (the last few) with a copy of their
+    properties and the violations they raise, and reused for the next op there with the same
+    name and properties (comparing a small dict is cheaper than translating again)."""
 
     KEPT = 8  # translations kept per location
 
     def __init__(self, compiler: InstructionCompiler, issuer: int):
         self.compiler, self.issuer = compiler, issuer
-        self.by_loc: dict[str, list] = {}  # loc -> [(name, props, flag_op result)]
+        self.by_loc: dict[str, list] = {}  # loc -> [(name, props, make, violations)]
 
-    def translate(self, op: TraceOp, index: int) -> tuple:
-        """The instruction of one flag op."""
+    def translate(self, op: TraceOp, index: int) -> tuple | None:
+        """The instruction of one sync op (``None``: this group does not execute it)."""
         name, props = op.name, op.props
         for known in self.by_loc.get(op.loc, ()):
             if known[0] == name and known[1] == props:
                 break
         else:
             known = self._learn(op)
-        on_issuer, code, agent, flag, bad = known[2]
-        if bad:
-            self.compiler.violations.append(bad)
-        if on_issuer:
-            return (code, flag, index)
-        return (ENQ, agent, (code, flag, index, ()))
+        if known[3]:
+            self.compiler.violations.extend(known[3])
+        return known[2](index) if known[2] is not None else None
 
     def _learn(self, op: TraceOp) -> tuple:
-        """Translate a flag op as :meth:`InstructionCompiler.sync` does, and remember it."""
-        compiler, props = self.compiler, op.props
-        key = (self.issuer, op.name, op.loc, props.get("src"), props.get("dst"), props.get("event"))
-        found = compiler.flag_ops.get(key)
-        if found is None:
-            found = compiler.flag_ops[key] = compiler.flag_op(op, self.issuer)
+        """Translate a sync op (with op reference 0), and remember it."""
+        violations = self.compiler.violations
+        before = len(violations)
+        ins = self.compiler.sync(op, self.issuer, 0)
+        bad = tuple(violations[before:])
+        del violations[before:]
         kept = self.by_loc.setdefault(op.loc, [])
         if len(kept) == self.KEPT:
             kept.pop(0)
-        kept.append((op.name, dict(props), found))
+        kept.append((op.name, dict(op.props), sync_maker(ins), bad))
         return kept[-1]
+
+
+def sync_maker(ins: tuple | None):
+    """A function putting an op reference into a sync instruction translated with reference 0
+    (where each layout keeps it: see ``IssuerWalk._issuer_op_index``); ``None`` for none."""
+    if ins is None:
+        return None
+    code = ins[0]
+    if code == ENQ:
+        agent, (item, flag, _, accesses) = ins[1], ins[2]
+        return lambda ref: (ENQ, agent, (item, flag, ref, accesses))
+    at = 3 if code == WAITG else 1 if code in (NOP, BALL) else 2
+    head, tail = ins[:at], ins[at + 1:]
+    if at == 1 and not tail:
+        return lambda ref: (code, ref)
+    if at == 2 and not tail:
+        first = ins[1]
+        return lambda ref: (code, first, ref)
+    return lambda ref: (*head, ref, *tail)
 
 
 class _TileTranslator:

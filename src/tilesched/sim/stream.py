@@ -2,8 +2,12 @@
 
 :class:`StreamedProgram` drives one :class:`~tilesched.sim.lower.Lowering` (which yields chunks of
 lowered ops at loop boundaries) and compiles each chunk for each issuer group as that group
-reaches it; chunks every group has passed are dropped, so memory follows the loop body, not the
-trip count. A loop boundary becomes a ``MARK`` instruction ``(MARK, kind, loop, n, frame)``.
+reaches it (``chunk_compiler.py``); chunks every group has passed are dropped, so memory follows
+the loop body, not the trip count. A loop boundary becomes a ``MARK`` instruction ``(MARK, kind,
+loop, n, frame)``. When nothing stops at iteration boundaries (``sim --full``, periodic
+iterations replayed) a chunk holds up to ``BATCH_OPS`` ops of several iterations, their
+boundaries ``MARK`` instructions inside it: the instructions are the same, fetched in fewer
+pieces.
 
 Op references. An instruction names its op by ``(position * issuers + issuer) * MAX_STATIC +
 sid``: the op's index in its issuer's program, the issuer, and the lowering's static op (which has
