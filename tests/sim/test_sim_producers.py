@@ -77,20 +77,18 @@ def _plain(ins: tuple) -> tuple:
     return ins
 
 
-def drained(next_chunk, take_violations, issuers: int) -> tuple[list, list]:
-    """Every issuer's instructions (its chunks joined: ``sim --full`` may batch iterations into
-    one chunk) and the violations found while compiling them, fetching chunks round robin."""
-    code, violations = [[] for _ in range(issuers)], []
-    live = list(range(issuers))
+def drained(next_chunk, take_violations, issuers: int) -> list:
+    """Every issuer's chunks (round robin, as the engine fetches them when the groups keep
+    pace) with the violations found while compiling each."""
+    out, live = [], list(range(issuers))
     while live:
         for i in list(live):
-            chunk = next_chunk(i)
-            if chunk is None:
+            code = next_chunk(i)
+            if code is None:
                 live.remove(i)
                 continue
-            code[i].extend(_plain(ins) for ins in chunk)
-            violations.extend(take_violations())
-    return code, sorted(violations)
+            out.append((i, [_plain(ins) for ins in code], take_violations()))
+    return out
 
 
 def streamed_fingerprint(module, target, args=None) -> tuple[list, dict]:

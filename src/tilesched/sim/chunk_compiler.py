@@ -40,26 +40,14 @@ class GroupCompiler:
         self.shares: dict = {}  # region -> this group's share of it
 
     def code(self, chunk, stride: int) -> list[tuple]:
-        """The instructions of one chunk (op references ``stride`` apart), with a ``MARK`` at
-        each loop boundary inside it and at its end."""
+        """The instructions of one chunk (op references ``stride`` apart), ending with the
+        ``MARK`` of the loop boundary that ends it."""
         code: list[tuple] = []
-        ref = (chunk.base * self.program.issuers + self.issuer) * MAX_STATIC
-        ops, start = chunk.ops, 0
-        for end, mark in chunk.inner:
-            self._translate(ops[start:end], ref + start * stride, stride, code)
-            code.append(_mark_instruction(mark))
-            start = end
-        self._translate(ops[start:] if start else ops, ref + start * stride, stride, code)
-        if chunk.mark is not None:
-            code.append(_mark_instruction(chunk.mark))
-        return code
-
-    def _translate(self, ops: list, ref: int, stride: int, code: list[tuple]) -> None:
-        """Append the instructions of ``ops`` (op references from ``ref``) to ``code``."""
         append = code.append
+        ref = (chunk.base * self.program.issuers + self.issuer) * MAX_STATIC
         seen = self.seen
         violations = self.compiler.violations
-        for pair in ops:
+        for pair in chunk.ops:
             known = seen.get(id(pair))
             if known is None or known[0] is not pair:
                 known = self._learn(pair)
@@ -71,6 +59,10 @@ class GroupCompiler:
             else:  # a tile op: (pair, kind, target, duration, accesses)
                 append((known[1], known[2], (TILE, known[3], ref + pair[0], known[4])))
             ref += stride
+        if chunk.mark is not None:
+            kind, frame, n = chunk.mark
+            append((MARK, kind, frame.loop, n, frame))
+        return code
 
     def _learn(self, pair: tuple) -> tuple:
         """What a pair met for the first time compiles to, kept by the pair's identity (up to
@@ -189,12 +181,6 @@ class AccessPlan:
             if buf not in dropped:
                 out.append((buf, region, write, (region, loc)))
         return tuple(out)
-
-
-def _mark_instruction(mark: tuple) -> tuple:
-    """The ``MARK`` instruction of a loop boundary ``(kind, frame, n)``."""
-    kind, frame, n = mark
-    return (MARK, kind, frame.loop, n, frame)
 
 
 def _no_accesses(operands: tuple) -> tuple:

@@ -144,15 +144,12 @@ class Chunk:
     operand is ``(buffer, region)``), the first at program position ``base``; ``mark`` is
     ``(kind, frame, n)`` of the boundary that ends the chunk (``None`` at the end); ``where``
     says, for each loop being run, ``(frame, iteration, ordinal)``: the chunk is the
-    ``ordinal``-th one of that iteration of that loop. ``inner`` lists ``(index, mark)`` of
-    iteration boundaries inside the chunk, before ``ops[index]`` (several iterations batched
-    into one chunk, see :attr:`Lowering.batch`)."""
+    ``ordinal``-th one of that iteration of that loop."""
 
     base: int
     ops: list
     mark: tuple | None
     where: tuple = ()
-    inner: tuple = ()
 
 
 class Lowering:
@@ -179,14 +176,6 @@ class Lowering:
         self.compiled: dict[Block, list] = {}  # block -> its steps (see block())
         self.replay = False  # replay periodic loop iterations instead of lowering them (replay.py)
         self.replayed = 0  # iterations replayed
-        # Batching (only when nothing stops at iteration boundaries, i.e. not with steady-state
-        # detection): iteration boundaries become ``inner`` marks of chunks of up to ``batch``
-        # ops, as long as the ops lowered, an empty chunk counting one, stay within ``budget``.
-        self.batch = 0
-        self.budget: int | None = None
-        self.counted = 0
-        self._batched: list = []  # ops of the chunk being built, before the current iteration's
-        self._inner: list = []  # its inner marks
 
     # -------------------------------------------------------------- entry
 
@@ -214,7 +203,7 @@ class Lowering:
     def chunks(self):
         """Run the function body, yielding a :class:`Chunk` at every loop boundary and at the end."""
         yield from self.block(self.body)
-        yield self._chunk(None, ())
+        yield Chunk(self.base, self.ops, None)
 
     def jump(self, frame: LoopFrame, iteration: int, position: int, carried: list) -> None:
         """Continue ``frame``'s loop at ``iteration`` (program position ``position``, ``iter_args``
@@ -234,34 +223,15 @@ class Lowering:
         self.origins.append(origin)
         return View(buf.id, buf.region, tuple(range(len(shape))))
 
-    def _mark(self, kind: int, frame: LoopFrame) -> Chunk | None:
-        """End the current chunk at a loop boundary and return it (batching: an iteration
-        boundary may be noted inside the chunk instead, then ``None``; see :attr:`batch`)."""
-        ops = self.ops
-        self.counted += len(ops) or 1
-        batched = kind == ITER and self.batch and len(self._batched) + len(ops) < self.batch \
-            and (self.budget is None or self.counted <= self.budget)
-        where = () if batched else tuple((f, f.current, f.ordinal) for f in self.frames)
+    def _mark(self, kind: int, frame: LoopFrame) -> Chunk:
+        """End the current chunk at a loop boundary and return it."""
+        where = tuple((f, f.current, f.ordinal) for f in self.frames)
         for f in self.frames:
             f.ordinal += 1
         if kind == ITER:
             frame.current, frame.ordinal = frame.n, 0
-        mark = (kind, frame, frame.n)
-        if batched:
-            self._batched.extend(ops)
-            self._inner.append((len(self._batched), mark))
-            self.ops = []
-            return None
-        return self._chunk(mark, where)
-
-    def _chunk(self, mark: tuple | None, where: tuple) -> Chunk:
-        """The chunk ending at ``mark``: the batched iterations, if any, and the current ops."""
-        ops, inner = self.ops, ()
-        if self._inner:
-            ops, inner = self._batched + ops, tuple(self._inner)
-            self._batched, self._inner = [], []
-        chunk = Chunk(self.base, ops, mark, where, inner)
-        self.base += len(ops)
+        chunk = Chunk(self.base, self.ops, (kind, frame, frame.n), where)
+        self.base += len(self.ops)
         self.ops = []
         return chunk
 
@@ -430,7 +400,7 @@ class Lowering:
         self.executions += 1
         frame = LoopFrame(loop_id, op, lb, step, trips, self.executions,
                           carried=[self.value(v, op) for v in op.iter_args],
-                          start_position=self.base + len(self._batched) + len(self.ops))
+                          start_position=self.base + len(self.ops))
         body = op.body.block
         yield self._mark(ENTER, frame)
         self.frames.append(frame)
@@ -443,9 +413,7 @@ class Lowering:
             env[index] = lb + n * step
             for arg, value in zip(carried_args, frame.carried, strict=True):
                 env[arg] = value
-            chunk = self._mark(ITER, frame)
-            if chunk is not None:
-                yield chunk
+            yield self._mark(ITER, frame)
             if frame.n != n:  # moved forward by the steady-state simulation
                 continue
             if replay is not None:

@@ -4,10 +4,7 @@
 lowered ops at loop boundaries) and compiles each chunk for each issuer group as that group
 reaches it (``chunk_compiler.py``); chunks every group has passed are dropped, so memory follows
 the loop body, not the trip count. A loop boundary becomes a ``MARK`` instruction ``(MARK, kind,
-loop, n, frame)``. When nothing stops at iteration boundaries (``sim --full``, periodic
-iterations replayed) a chunk holds up to ``BATCH_OPS`` ops of several iterations, their
-boundaries ``MARK`` instructions inside it: the instructions are the same, fetched in fewer
-pieces.
+loop, n, frame)``.
 
 Op references. An instruction names its op by ``(position * issuers + issuer) * MAX_STATIC +
 sid``: the op's index in its issuer's program, the issuer, and the lowering's static op (which has
@@ -43,7 +40,6 @@ from tilesched.sim.program import (
 )
 
 VIRTUAL_STRIDE = 1 << 40  # per-group copies of private buffers: buffer + stride * (group + 1)
-BATCH_OPS = 1024  # ops per chunk when iterations are batched (see StreamedProgram.chunks)
 
 
 class _SyncOp(NamedTuple):
@@ -90,10 +86,7 @@ class StreamedProgram(Program):
         return self._max_pending
 
     def chunks(self, issuer: int):
-        """The issuer's instructions, chunk by chunk (when the engine replays periodic
-        iterations it stops at no iteration boundary: chunks then batch iterations)."""
-        if self.lowering.replay and not self.lowering.batch:
-            self.lowering.batch, self.lowering.budget = BATCH_OPS, self.max_ops
+        """The issuer's instructions, chunk by chunk."""
         while True:
             chunk = self.stream.take(issuer)
             if chunk is None:
@@ -165,29 +158,21 @@ class StreamedProgram(Program):
     def _count(self, chunk) -> None:
         """Ops simulated so far, fused spans among them, and the ``--max-ops`` guard."""
         self.simulated += len(chunk.ops)
-        ends = [end for end, _ in chunk.inner]
-        # iterations of scalar-only bodies count as one op
-        self._empty_chunks += sum(a == b for a, b in zip([0, *ends], [*ends, len(chunk.ops)],
-                                                         strict=True))
+        self._empty_chunks += not chunk.ops  # iterations of scalar-only bodies count as one op
         statics = self.lowering.statics
         while self._span_checked < len(statics):
             props = statics[self._span_checked].props
             if props.get("fusion_group") is not None and props.get("fusion_order") == 0:
                 self._span_starts.add(self._span_checked)
             self._span_checked += 1
-        if self._span_starts:
-            self._count_spans(chunk.ops, set(ends))
+        starts = self._span_starts
+        if starts:
+            for (sid, _), (nxt, _) in zip(chunk.ops, chunk.ops[1:], strict=False):
+                if sid in starts and statics[nxt].props.get("fusion_group") == \
+                        statics[sid].props["fusion_group"]:
+                    self.spans += 1
         if self.max_ops is not None and self.simulated + self._empty_chunks > self.max_ops:
             raise self._too_many_ops()
-
-    def _count_spans(self, ops: list, boundaries: set[int]) -> None:
-        """Count the fused spans that start in ``ops`` (a span does not cross an iteration
-        boundary: ``boundaries`` are the indices of ops that start an iteration)."""
-        starts, statics = self._span_starts, self.lowering.statics
-        for k, ((sid, _), (nxt, _)) in enumerate(zip(ops, ops[1:], strict=False)):
-            if sid in starts and k + 1 not in boundaries and \
-                    statics[nxt].props.get("fusion_group") == statics[sid].props["fusion_group"]:
-                self.spans += 1
 
     def progress(self) -> tuple[int, int]:
         """``(ops done, estimated total)``: program positions, extrapolated ops included."""
