@@ -4,11 +4,13 @@
 ``replay.py``) are optimized; ``sim_producer_reference.py`` keeps the versions they were
 optimized from. Every instruction (opcodes, items, access tuples, MARKs, op references), the
 violations found while compiling, flags, agents, routes and memory use must be identical, on the
-synthetic traces (correct and broken), every example, and random programs.
+synthetic traces (correct and broken), every example, and random programs; with the compiled
+per-op loops (``native_producers.pyx``) and without them (``TILESCHED_PURE_PYTHON``).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import pytest
@@ -28,6 +30,7 @@ from test_sim_steady import (
 
 from tilesched.examples import EXAMPLES, example_path
 from tilesched.ir import parse_text
+from tilesched.sim.chunk_compiler import native_producers
 from tilesched.sim.lower import lower_module
 from tilesched.sim.program import MARK, compile_trace
 from tilesched.sim.stream import stream_module
@@ -45,7 +48,23 @@ from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
 
 SETTINGS = settings(max_examples=30, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.function_scoped_fixture])
+
+if native_producers is None and os.environ.get("TILESCHED_REQUIRE_NATIVE"):
+    pytest.fail("TILESCHED_REQUIRE_NATIVE is set but native_producers was not built")
+
+
+@pytest.fixture(autouse=True, params=["native", "pure"])
+def producers(request, monkeypatch):
+    """Run each test with the compiled per-op loops (when built) and with the Python ones."""
+    if request.param == "native" and native_producers is None:
+        pytest.skip("native_producers was not built")
+    if request.param == "pure":
+        monkeypatch.setenv("TILESCHED_PURE_PYTHON", "1")
+    else:
+        monkeypatch.delenv("TILESCHED_PURE_PYTHON", raising=False)
+    return request.param
 
 
 def program_fingerprint(program) -> dict:

@@ -18,9 +18,16 @@ The instructions are exactly those of :class:`~tilesched.sim.program.Instruction
 
 from __future__ import annotations
 
+import os
+
 from tilesched.diagnostics import TileschedError
 from tilesched.sim.program import MARK, TILE, sync_maker, virtual_buffer
 from tilesched.sim.trace import group_share
+
+try:  # the compiled per-op loops (native_producers.pyx); absent when they were not built
+    from tilesched.sim import native_producers
+except ImportError:  # pragma: no cover - depends on the install
+    native_producers = None
 
 MAX_STATIC = 1 << 20  # static ops per program (op references pack the sid below this)
 SEEN_LIMIT = 1 << 14  # lowered pairs whose item parts are kept per group
@@ -38,13 +45,16 @@ class GroupCompiler:
         self.seen: dict[int, tuple] = {}  # id(pair) -> what it compiles to (see _learn)
         self.private: dict[int, bool] = {}  # buffer -> in a private (per-group) space
         self.shares: dict = {}  # region -> this group's share of it
+        self.native = native_producers.chunk_code if native_enabled() else None
 
     def code(self, chunk, stride: int) -> list[tuple]:
         """The instructions of one chunk (op references ``stride`` apart), ending with the
         ``MARK`` of the loop boundary that ends it."""
+        ref = (chunk.base * self.program.issuers + self.issuer) * MAX_STATIC
+        if self.native is not None:
+            return self.native(self, chunk, ref, stride)
         code: list[tuple] = []
         append = code.append
-        ref = (chunk.base * self.program.issuers + self.issuer) * MAX_STATIC
         seen = self.seen
         violations = self.compiler.violations
         for pair in chunk.ops:
@@ -181,6 +191,11 @@ class AccessPlan:
             if buf not in dropped:
                 out.append((buf, region, write, (region, loc)))
         return tuple(out)
+
+
+def native_enabled() -> bool:
+    """True when the compiled loops are installed and ``TILESCHED_PURE_PYTHON`` is not set."""
+    return native_producers is not None and not os.environ.get("TILESCHED_PURE_PYTHON")
 
 
 def _no_accesses(operands: tuple) -> tuple:

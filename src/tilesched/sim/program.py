@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import os
 from dataclasses import dataclass, field
 
 from tilesched.sim.trace import (
@@ -27,6 +28,11 @@ from tilesched.sim.trace import (
     TraceOp,
     group_share,
 )
+
+try:  # the compiled per-op loops (native_producers.pyx); absent when they were not built
+    from tilesched.sim import native_producers
+except ImportError:  # pragma: no cover - depends on the install
+    native_producers = None
 
 # Issuer opcodes (MARK: a loop boundary, see ``LoopMark``; it costs nothing).
 ENQ, INLINE, ISET, IWAIT, BALL, COMMIT, WAITG, BAR, PRIO, NOP, MARK = range(11)
@@ -367,8 +373,12 @@ class InstructionCompiler:
         """The instructions of one issuer group's ops (the first one numbered ``base``), as
         :meth:`tile` and :meth:`sync` translate them; the buffers each agent accesses are added
         to ``users``, the buffers written to ``written``."""
-        tile = _TileTranslator(self, issuer, users, written).translate
+        tiles = _TileTranslator(self, issuer, users, written)
         sync = _SyncTranslator(self, issuer).translate
+        if self.groups == 1 and self.with_accesses and native_producers is not None \
+                and not os.environ.get("TILESCHED_PURE_PYTHON"):
+            return native_producers.single_group_code(tiles, sync, ops, base)
+        tile = tiles.translate
         body = []
         append = body.append
         for index, op in enumerate(ops, base):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from xdsl.dialects import scf
 
+from tilesched.sim.chunk_compiler import native_enabled, native_producers
 from tilesched.sim.loop_analysis import Unanalyzable, analyze_loop
 
 
@@ -30,6 +31,7 @@ class LoopReplay:
         self.plans: dict[int, tuple | None] = {}  # iteration -> what moves in its ops
         self.masks: dict[int, tuple] = {}  # sid -> per operand: is it a memref
         self.steps: dict[int, tuple | int | None] = {}  # buffer -> region move per period
+        self.native = native_producers.moved_ops if native_enabled() else None
 
     @staticmethod
     def for_loop(lowering, frame, view_type) -> LoopReplay | None:
@@ -106,6 +108,8 @@ class LoopReplay:
             plan = self._plan(ops)
             if plan is None:
                 return None
+        if self.native is not None:
+            return self.native(ops, plan)
         out = list(ops)
         for position, moves in plan:
             sid, operands = ops[position]
