@@ -8,8 +8,8 @@ called back. The pure-Python loops are the reference: ``TILESCHED_PURE_PYTHON=1`
 
 - :func:`chunk_code` is :meth:`chunk_compiler.GroupCompiler.code`;
 - :func:`moved_ops` is :meth:`replay.LoopReplay._moved` with a known plan;
-- :func:`single_group_code` is ``InstructionCompiler.issuer_code`` of a single issuer group with
-  memory operands (``compile_trace``), tile ops translated inline.
+- :func:`issuer_code` is ``InstructionCompiler.issuer_code`` with memory operands
+  (``compile_trace``), tile ops translated inline.
 """
 
 from cpython.ref cimport PyObject
@@ -67,10 +67,11 @@ def moved_ops(list ops, tuple plan):
     return out
 
 
-def single_group_code(object tiles, object sync, list ops, Py_ssize_t base):
-    """The instructions of the ops of a single issuer group, with memory operands (see
-    ``InstructionCompiler.issuer_code``, ``_TileTranslator.translate`` and ``_accesses``);
-    ``tiles`` is the group's ``_TileTranslator``, ``sync`` its sync translation."""
+def issuer_code(object tiles, object sync, list ops, Py_ssize_t base):
+    """The instructions of one issuer group's ops, with memory operands (see
+    ``InstructionCompiler.issuer_code``, ``_TileTranslator.translate``, ``_accesses`` and
+    ``_group_accesses``); ``tiles`` is the group's ``_TileTranslator``, ``sync`` its sync
+    translation."""
     cdef list body = []
     cdef object tile = program.TILE
     cdef dict routes = tiles.routes
@@ -80,6 +81,7 @@ def single_group_code(object tiles, object sync, list ops, Py_ssize_t base):
     cdef Py_ssize_t index = base - 1
     cdef list out
     cdef tuple route, last
+    cdef bint single = tiles.compiler.groups == 1
     for op in ops:
         index += 1
         name = op.name
@@ -93,6 +95,10 @@ def single_group_code(object tiles, object sync, list ops, Py_ssize_t base):
         if route is None or not isinstance(duration, int) or duration < 0:
             route = tiles._route(op)
         used = route[2]
+        if not single:
+            body.append((route[0], route[1], (tile, duration, index,
+                                              _group_accesses(tiles, op, used, written))))
+            continue
         loc = op.loc
         out = []
         for a in op.operands:
@@ -117,3 +123,36 @@ def single_group_code(object tiles, object sync, list ops, Py_ssize_t base):
             accesses = tuple(out)
         body.append((route[0], route[1], (tile, duration, index, accesses)))
     return body
+
+
+cdef tuple _group_accesses(object tiles, object op, object used, object written):
+    """``_TileTranslator._group_accesses``: the access tuples of one of several issuer groups."""
+    cdef list mems = [a for a in op.operands if type(a) is Access]
+    if not mems:
+        return ()
+    cdef list ranks = tiles.ranks
+    cdef list private = tiles.private
+    for a in mems:
+        if not 0 <= a.buffer < len(ranks) or ranks[a.buffer] != len(a.region):
+            tiles._checked(op, a)
+    cdef list writes = tiles._writes(op, mems)
+    dst = mems[len(mems) - 1]
+    cdef bint narrow = len(mems) > 1 and not private[dst.buffer]
+    cdef list out = []
+    cdef dict shares = tiles.shares
+    loc, copy = op.loc, tiles.copy_offset
+    cdef Py_ssize_t k
+    for k in range(len(mems)):
+        access, write = mems[k], writes[k]
+        buf, region = access.buffer, access.region
+        if private[buf]:
+            buf = buf + copy  # virtual_buffer(buf, issuer, stride)
+        elif write or (narrow and access.shape == dst.shape):
+            region = shares[region] if region in shares else tiles._share(region)
+            if region is None:
+                continue
+        used.add(buf)
+        if write:
+            written.add(buf)
+        out.append((buf, region, write, (region, loc)))
+    return tuple(out)

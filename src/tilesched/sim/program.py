@@ -375,9 +375,9 @@ class InstructionCompiler:
         to ``users``, the buffers written to ``written``."""
         tiles = _TileTranslator(self, issuer, users, written)
         sync = _SyncTranslator(self, issuer).translate
-        if self.groups == 1 and self.with_accesses and native_producers is not None \
+        if self.with_accesses and native_producers is not None \
                 and not os.environ.get("TILESCHED_PURE_PYTHON"):
-            return native_producers.single_group_code(tiles, sync, ops, base)
+            return native_producers.issuer_code(tiles, sync, ops, base)
         tile = tiles.translate
         body = []
         append = body.append
