@@ -14,6 +14,10 @@
   (Coverage by the union of several newer writers is not detected, so in such patterns the value
   can exceed the tightest bound; tile programs rarely write partially overlapping windows.)
 
+Two implementations give identical results: :class:`BoundTracker` here (the reference, and the
+one steady-state mode inspects) and the compiled ``native_bound.BoundTracker``;
+:func:`new_bound_tracker` picks one.
+
 Cost. Each buffer keeps its live written regions (:class:`WrittenRegions`); while they are few a
 read or write compares against all of them, and past :data:`INDEX_AT` they are indexed by a grid
 of cells, so a kernel touching thousands of distinct tiles of one buffer stays near-linear.
@@ -21,6 +25,7 @@ of cells, so a kernel touching thousands of distinct tiles of one buffer stays n
 
 from __future__ import annotations
 
+import os
 from itertools import product
 
 import numpy as np
@@ -32,9 +37,24 @@ INDEX_AT = 32  # live regions of one buffer above which they are indexed by cell
 MAX_CELLS = 64  # a region covering more cells than this is kept in the always-scanned list
 
 
+def new_bound_tracker(p: Program, paths: bool = True, pure: bool = False):
+    """A bound tracker for ``p``: the compiled one when it is built and neither ``pure`` (the
+    caller reads the Python tracker's internals, as steady-state mode does) nor the
+    ``TILESCHED_PURE_PYTHON`` environment variable asks for this module's :class:`BoundTracker`.
+    Both have ``feed(issuer, chunk)``, ``bound()``, ``busiest()`` and ``work``."""
+    if not pure and not os.environ.get("TILESCHED_PURE_PYTHON"):
+        try:
+            from tilesched.sim.native_bound import BoundTracker as NativeBoundTracker
+        except ImportError:
+            pass
+        else:
+            return NativeBoundTracker(p, paths)
+    return BoundTracker(p, paths)
+
+
 def lower_bound(p: Program) -> tuple[int, str]:
     """``(bound, reason)`` of a fully compiled program (see :class:`BoundTracker`)."""
-    tracker = BoundTracker(p)
+    tracker = new_bound_tracker(p)
     for issuer, code in enumerate(p.code):
         tracker.feed(issuer, code)
     return tracker.bound()
@@ -42,7 +62,7 @@ def lower_bound(p: Program) -> tuple[int, str]:
 
 def busiest_unit(p: Program) -> tuple[str, int]:
     """The non-pipelined unit instance (or shared inline unit) with the most op time."""
-    tracker = BoundTracker(p, paths=False)
+    tracker = new_bound_tracker(p, paths=False)
     for issuer, code in enumerate(p.code):
         tracker.feed(issuer, code)
     return tracker.busiest()
