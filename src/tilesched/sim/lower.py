@@ -225,7 +225,7 @@ class Lowering:
 
     def _mark(self, kind: int, frame: LoopFrame) -> Chunk:
         """End the current chunk at a loop boundary and return it."""
-        where = tuple((f, f.current, f.ordinal) for f in self.frames)
+        where = tuple([(f, f.current, f.ordinal) for f in self.frames])
         for f in self.frames:
             f.ordinal += 1
         if kind == ITER:

@@ -22,15 +22,21 @@ def chunk_code(object group, object chunk, object ref, object stride):
     """The instructions of one chunk for one issuer group, op references from ``ref`` (see
     ``GroupCompiler.code``)."""
     cdef list code = []
-    cdef object tile = program.TILE
+    cdef object item = program.TILE
     cdef dict seen = group.seen
+    cdef dict tiles = group.tiles
     cdef list violations = group.compiler.violations
     cdef tuple pair
     cdef object known
     for pair in chunk.ops:
         known = seen.get(<size_t><PyObject*>pair)  # id(pair)
         if known is None or (<tuple>known)[0] is not pair:
-            known = group._learn(pair)
+            tile = tiles.get(pair[0])
+            if tile is None:
+                known = group._learn(pair)
+            else:  # a new pair of a known tile op (GroupCompiler._learn)
+                known = group._keep(pair, (pair, (<tuple>tile)[0], (<tuple>tile)[1],
+                                           (<tuple>tile)[2], (<tuple>tile)[3].accesses(pair[1])))
         if (<tuple>known)[1] is None:  # a sync op: (pair, None, make, violations)
             if (<tuple>known)[3]:
                 violations.extend((<tuple>known)[3])
@@ -38,7 +44,7 @@ def chunk_code(object group, object chunk, object ref, object stride):
                 code.append((<tuple>known)[2](ref + pair[0]))
         else:  # a tile op: (pair, kind, target, duration, accesses)
             code.append(((<tuple>known)[1], (<tuple>known)[2],
-                         (tile, (<tuple>known)[3], ref + pair[0], (<tuple>known)[4])))
+                         (item, (<tuple>known)[3], ref + pair[0], (<tuple>known)[4])))
         ref = ref + stride
     if chunk.mark is not None:
         kind, frame, n = chunk.mark
