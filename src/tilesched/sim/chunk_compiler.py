@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - depends on the install
     native_producers = None
 
 MAX_STATIC = 1 << 20  # static ops per program (op references pack the sid below this)
-SEEN_LIMIT = 1 << 14  # lowered pairs whose item parts are kept per group
+SEEN_LIMIT = 1 << 14  # pairs (and shares, sync operands) whose translation is kept per group
 
 
 class GroupCompiler:
@@ -115,6 +115,8 @@ class GroupCompiler:
             ins = self.program.sync_instruction(info, operands, self.issuer)
             bad = tuple(compiler.violations[before:])
             del compiler.violations[before:]
+            if len(self.syncs) >= SEEN_LIMIT:  # run-time operands: memory stays bounded
+                self.syncs.clear()
             found = self.syncs[key] = (sync_maker(ins), bad)
         return found
 
@@ -131,6 +133,8 @@ class GroupCompiler:
         shares = self.shares
         if region in shares:
             return shares[region]
+        if len(shares) >= SEEN_LIMIT:  # regions that move with the iteration: memory stays bounded
+            shares.clear()
         found = shares[region] = group_share(region, self.issuer, self.compiler.groups)
         return found
 
