@@ -43,6 +43,8 @@ cdef extern from "Python.h":
     Py_ssize_t _list_size "PyList_GET_SIZE"(PyObject*)
     PyObject* _list_item "PyList_GET_ITEM"(PyObject*, Py_ssize_t)
     int _truth "PyObject_IsTrue"(PyObject*) except -1
+    PyObject* _TRUE "Py_True"
+    PyObject* _FALSE "Py_False"
 
 cdef extern from *:
     """
@@ -97,9 +99,9 @@ cdef inline PyObject* _item(PyObject* seq, Py_ssize_t i) noexcept:
 
 
 cdef inline int _is_true(PyObject* flag) except -1:
-    if flag == <PyObject*>True:
+    if flag == _TRUE:
         return 1
-    if flag == <PyObject*>False:
+    if flag == _FALSE:
         return 0
     return _truth(flag)
 
