@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -113,3 +118,26 @@ def test_equiv(tmp_path, capsys, syncs, expected):
     verdict = json.loads(capsys.readouterr().out)
     assert verdict["equivalent"] == (not expected)
     assert "cycles" in verdict["candidate"]
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["native", "python"])
+def test_ctrl_c_during_full_simulation_reports_what_was_simulated(tmp_path, pure):
+    """Ctrl-C (SIGINT) in the middle of a long ``sim --full``: what was simulated so far, exit 130
+    (with the compiled core, and with the pure-Python engine)."""
+    path = _write(tmp_path, "long.mlir")
+    env = dict(os.environ)
+    env.pop("TILESCHED_PURE_PYTHON", None)
+    if pure:
+        env["TILESCHED_PURE_PYTHON"] = "1"
+    cmd = [sys.executable, "-c", "import sys; from tilesched.cli import main; sys.exit(main())",
+           "sim", path, "--full", "--arg", "n=100000000", "--max-ops", "2000000000"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    time.sleep(4)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "tilesched sim: interrupted after simulating" in err
+    assert "loop at" in err and "iteration" in err and "reached cycle" in err
+    assert "Traceback" not in err

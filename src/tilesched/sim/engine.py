@@ -37,7 +37,7 @@ import gc
 import os
 from collections import deque
 
-from tilesched.sim.critical_path import BoundTracker
+from tilesched.sim.critical_path import new_bound_tracker
 from tilesched.sim.flags import FlagTable
 from tilesched.sim.happens_before import RaceDetector, RaceSide
 from tilesched.sim.issuers import IssuerWalk
@@ -70,7 +70,8 @@ class Engine(IssuerWalk, UnitWalk):
         self._init_agents()
         self._init_issuers()
         self.flags = FlagTable(p, self.findings, record)
-        self.bound = BoundTracker(p) if bound else None
+        # steady-state detection advances the Python tracker's internals (advance_path)
+        self.bound = new_bound_tracker(p, pure=steady) if bound else None
         self.records = [] if record else None
         self.syncs = [] if record else None  # every executed sync op, when recording
         self.barrier_log: dict | None = {} if record else None
@@ -310,7 +311,7 @@ class FullRun:
         """The compiled core's result, or ``None`` when the Python engine must run."""
         if hasattr(self.p, "lowering"):
             self.p.lowering.replay = True  # as Engine does: periodic iterations not re-lowered
-        tracker = BoundTracker(self.p) if self.bound else None
+        tracker = new_bound_tracker(self.p) if self.bound else None
         native = self.engine = native_engine.NativeEngine(self.p, self.check_races, tracker)
         native.progress = self._new_progress()
         try:
