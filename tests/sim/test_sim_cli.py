@@ -12,6 +12,8 @@ import time
 import pytest
 
 from tilesched.cli import main
+from tilesched.commands.sim import interrupted
+from tilesched.sim.engine import FullRun
 
 KERNEL = """
 builtin.module {{
@@ -133,7 +135,7 @@ def test_ctrl_c_during_full_simulation_reports_what_was_simulated(tmp_path, pure
            "sim", path, "--full", "--arg", "n=100000000", "--max-ops", "2000000000"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)
-    time.sleep(4)
+    _wait_for_cpu_seconds(proc, 3.0)  # imports and parsing take ~1 s of CPU: then it simulates
     assert proc.poll() is None, proc.communicate()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -141,3 +143,19 @@ def test_ctrl_c_during_full_simulation_reports_what_was_simulated(tmp_path, pure
     assert "tilesched sim: interrupted after simulating" in err
     assert "loop at" in err and "iteration" in err and "reached cycle" in err
     assert "Traceback" not in err
+
+
+def _wait_for_cpu_seconds(proc, seconds: float, timeout: float = 180) -> None:
+    """Wait until a child process has used ``seconds`` of CPU time (whatever the load)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        fields = open(f"/proc/{proc.pid}/stat").read().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / tick >= seconds:
+            return
+        time.sleep(0.1)
+
+
+def test_ctrl_c_while_the_program_is_still_being_read():
+    assert interrupted(FullRun(lambda: None)) == ("tilesched sim: interrupted before the "
+                                                 "simulation started")

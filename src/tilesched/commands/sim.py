@@ -143,6 +143,8 @@ def _simulate(runner: Engine | FullRun, path: str):
 def interrupted(runner: Engine | FullRun) -> str:
     """What an interrupted simulation got through (printed on Ctrl-C)."""
     program = runner.p
+    if program is None:
+        return "tilesched sim: interrupted before the simulation started"
     done, total = program.progress()
     cycle, races, kinds = runner.so_far()
     lines = [f"tilesched sim: interrupted after simulating {program.simulated:,} ops "
