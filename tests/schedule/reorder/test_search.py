@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tilesched.schedule.reorder.event_schedule import Variant
@@ -157,6 +157,12 @@ def test_replay_floor_never_exceeds_the_cycles_of_the_finished_order(segment, li
 @slow(60)
 @given(st.one_of(segments(max_nodes=14), mixed_segments(max_nodes=14)), st.integers(1, 3),
        st.sampled_from(["fit", "cycles"]))
+@example(Segment(units=["V", "S", None, "S", "S", "V", "MTE2", "S"],
+                 durations=[3, 25, 3, 0, 3, 58, 9, 35],
+                 inline=[False, True, False, True, True, False, False, True],
+                 control=[False] * 8, boundary=[False] * 8, deps=[(1, 3), (1, 4), (3, 5)],
+                 order=[], carried=None, trips=1),
+         2, "cycles")  # inline-marked producers on a unit the replay queues: no wait in the replay
 def test_giving_up_on_slow_runs_keeps_the_chosen_order(segment, limit, objective):
     """Runs stopped by the floor could not have been chosen: the result is the same."""
     machine = Machine(limit)

@@ -201,8 +201,11 @@ class ReplayFloor:
             return
         if unit is None:
             return
-        finish = self.finish
-        start = max((finish[p] for p in segment.dep_preds[node]), default=0)
+        finish, inline = self.finish, self.inline_units
+        # a producer marked inline whose unit the replay queues is ordered by issue order alone
+        # (the flag plan adds nothing for it), so the replay need not wait for its end
+        start = max((finish[p] for p in segment.dep_preds[node]
+                     if not segment.inline[p] or segment.units[p] in inline), default=0)
         if unit in self.inline_units:
             self.issuer = max(self.issuer, self.free[unit], start) + duration
             end = self.issuer
