@@ -34,7 +34,6 @@ from tilesched.sim.critical_path import BoundTracker
 from tilesched.sim.engine import Engine, FullRun
 from tilesched.sim.outcome import native_result
 from tilesched.sim.program import compile_trace
-from tilesched.sim.result import Findings
 from tilesched.sim.stream import stream_module
 from tilesched.sim.synthetic import amd_lds_gemm, ascend_gemm, ascend_machine, cuda_pipeline
 from tilesched.sim.trace import TraceBuilder
@@ -61,7 +60,7 @@ def agree(make_program) -> bool:
         assert not (python.ok and python.deadlock is None), f"handed over without cause: {why}"
         return False
     assert not python.races and python.deadlock is None, "a finding the native run missed"
-    got = native_result(program, run.summary(), tracker.bound(), Findings())
+    got = native_result(program, run.summary(), tracker.bound())
     assert dataclasses.asdict(got) == dataclasses.asdict(python)
     return True
 

@@ -85,8 +85,8 @@ class Engine(IssuerWalk, UnitWalk):
         if steady and not record and hasattr(p, "jump"):
             self.steady = SteadyState(self, p)
             self.awaited, self.await_wins = set(), set()
-        elif replay and hasattr(p, "lowering"):
-            p.lowering.replay = True  # every iteration is simulated, periodic ones not re-lowered
+        elif replay:
+            _replay_periodic_iterations(p)
 
     def _init_agents(self) -> None:
         """Per-agent arrays (indexed by agent): time, epoch, clock, queue, marks."""
@@ -257,10 +257,10 @@ def simulate(trace: Trace, check_races: bool = True, record: bool = False,
     """Simulate a trace: timing, races (unless disabled), deadlock and sync violations."""
     pipelined = any(spec.pipelined for spec in trace.machine.units.values())
     accesses = check_races or bound or pipelined
+    if not record:
+        return FullRun(lambda: compile_trace(trace, with_accesses=accesses), check_races,
+                       bound).run()
     with _no_cyclic_gc():
-        if not record:
-            return run_fast(lambda: compile_trace(trace, with_accesses=accesses), check_races,
-                            bound)
         program = compile_trace(trace, with_accesses=accesses)
         return Engine(program, check_races=check_races, record=record, bound=bound).run()
 
@@ -270,9 +270,11 @@ def native_enabled() -> bool:
     return native_engine is not None and not os.environ.get("TILESCHED_PURE_PYTHON")
 
 
-def run_fast(make_program, check_races: bool = True, bound: bool = True) -> SimResult:
-    """Simulate every op of a program, natively when possible (see :class:`FullRun`)."""
-    return FullRun(make_program, check_races, bound).run()
+def _replay_periodic_iterations(p) -> None:
+    """Every iteration is simulated, but a streamed program's proven-periodic iterations are
+    replayed instead of lowered again (``replay.py``)."""
+    if hasattr(p, "lowering"):
+        p.lowering.replay = True
 
 
 class FullRun:
@@ -309,8 +311,7 @@ class FullRun:
 
     def _native(self) -> SimResult | None:
         """The compiled core's result, or ``None`` when the Python engine must run."""
-        if hasattr(self.p, "lowering"):
-            self.p.lowering.replay = True  # as Engine does: periodic iterations not re-lowered
+        _replay_periodic_iterations(self.p)
         tracker = new_bound_tracker(self.p) if self.bound else None
         native = self.engine = native_engine.NativeEngine(self.p, self.check_races, tracker)
         native.progress = self._new_progress()
@@ -319,7 +320,7 @@ class FullRun:
         except (native_engine.NeedsPythonEngine, OverflowError):
             return None
         found = tracker.bound() if tracker is not None else (0, "not computed")
-        return native_result(self.p, native.summary(), found, Findings())
+        return native_result(self.p, native.summary(), found)
 
     def _new_progress(self):
         self.close()
@@ -334,9 +335,11 @@ class FullRun:
 
     def so_far(self) -> tuple[int, int, int]:
         """``(cycle reached, races found, violation kinds found)`` of the run in progress."""
+        if self.engine is None:
+            return 0, 0, 0
         if isinstance(self.engine, Engine):
             return self.engine.so_far()
-        return max(self.engine.clocks, default=0) if self.engine is not None else 0, 0, 0
+        return max(self.engine.clocks, default=0), 0, 0  # the compiled core stops at a finding
 
 
 def run_engine(engine: Engine) -> SimResult:

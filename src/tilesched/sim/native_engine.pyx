@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 # distutils: language = c++
 # distutils: extra_compile_args = -O2 -std=c++17
-"""Native core of the timing engine, for runs that find nothing wrong (``engine.run_fast``).
+"""Native core of the timing engine, for runs that find nothing wrong (``engine.FullRun``).
 
 It executes a compiled :class:`~tilesched.sim.program.Program` exactly as ``engine.py``,
 ``issuers.py``, ``units.py``, ``flags.py`` and ``happens_before.py`` do (same worklist order,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilesched.sim.result import Blocked, SimResult
+from tilesched.sim.result import Blocked, Findings, SimResult
 from tilesched.sim.sync_check import check_barriers
 
 
@@ -100,7 +100,7 @@ def build_result(e) -> SimResult:
     peak = e.flags.finish(e._time_floor)
     if deadlock is None:
         check_barriers(e.p, e.bar_count, e.findings)
-    units, agents = _utilization(e.machine, e.p, e.busy, e.res_busy, cycles)
+    units, agents = _utilization(e.p, e.busy, e.res_busy, cycles)
     bound, reason = e.bound.bound() if e.bound is not None else (0, "not computed")
     races = e.detector.races() if e.detector is not None else []
     timeline = None
@@ -119,20 +119,22 @@ def build_result(e) -> SimResult:
                      represented - skipped, represented)
 
 
-def native_result(p, summary: dict, bound: tuple[int, str], findings) -> SimResult:
+def native_result(p, summary: dict, bound: tuple[int, str]) -> SimResult:
     """The SimResult of a clean native run (``native_engine.NativeEngine.summary``): no race,
     no deadlock, no flag finding (the native engine hands anything else to the Python one)."""
     cycles = summary["cycles"]
+    findings = Findings()
     check_barriers(p, summary["bar_count"], findings)
-    units, agents = _utilization(p.machine, p, summary["busy"], summary["res_busy"], cycles)
+    units, agents = _utilization(p, summary["busy"], summary["res_busy"], cycles)
     ops = summary["tile_ops"] + summary["sync_ops"]
     return SimResult(p.machine.name, cycles, bound[0], bound[1], units, [], None, findings.list(),
                      summary["sync_ops"], summary["peaks"], summary["tile_ops"], agents, None, [],
                      ops, ops)
 
 
-def _utilization(machine, p, busy_of: list, res_busy: list, cycles: int) -> tuple[dict, dict]:
+def _utilization(p, busy_of: list, res_busy: list, cycles: int) -> tuple[dict, dict]:
     """Busy cycles per machine unit (instances summed) and per agent."""
+    machine = p.machine
     units = {name: {"busy": 0, "instances": 0} for name in machine.units}
     agents = {}
     for agent in p.agents[p.issuer_count:]:
