@@ -30,7 +30,7 @@ from test_sim_steady import (
 
 from tilesched.examples import EXAMPLES, example_path
 from tilesched.ir import parse_text
-from tilesched.sim.chunk_compiler import native_producers
+from tilesched.sim.chunk_compiler import native_enabled, native_producers, native_replay
 from tilesched.sim.lower import lower_module
 from tilesched.sim.program import MARK, compile_trace
 from tilesched.sim.stream import stream_module
@@ -143,13 +143,50 @@ def reference_fingerprint(module, target, args=None) -> tuple[list, dict]:
 
 
 def assert_same_streamed(module, target, args=None) -> int:
-    """The streamed instructions equal the reference's; returns the iterations replayed."""
+    """The streamed instructions equal the reference's, chunk by chunk, and with replayed
+    iterations batched (several batch sizes) issuer by issuer; returns the iterations replayed."""
     chunks, info = streamed_fingerprint(module, target, args)
     expected, expected_info = reference_fingerprint(module, target, args)
     assert chunks == expected
     replayed = info.pop("replayed")
     assert info == expected_info
+    for batch in (8, 64, 4096):
+        got, batched, repeats = batched_fingerprint(module, target, args, batch)
+        assert got == concatenated(expected)
+        assert batched == replayed
+        assert repeats == 0 or (native_replay is not None and native_enabled())
     return replayed
+
+
+def batched_fingerprint(module, target, args, batch: int) -> tuple[dict, int, int]:
+    """The streamed program as the compiled engine reads it (``batch_replayed_iterations``):
+    ``(instructions and violations per issuer, iterations replayed, replayed runs)``."""
+    program = stream_module(module, target, args)
+    program.lowering.replay = True
+    program.batch_replayed_iterations(batch)
+    repeats = 0
+    source = program.stream.source
+
+    def counted():
+        nonlocal repeats
+        for chunk in source:
+            repeats += chunk.repeat is not None
+            yield chunk
+
+    program.stream.source = counted()
+    sources = [program.chunks(i) for i in range(program.issuer_count)]
+    chunks = drained(lambda i: next(sources[i], None), program.take_violations,
+                     program.issuer_count)
+    return concatenated(chunks), program.lowering.replayed, repeats
+
+
+def concatenated(chunks: list) -> dict:
+    """Each issuer's instructions in one list, and the violations found in order."""
+    out: dict = {"violations": []}
+    for issuer, code, violations in chunks:
+        out.setdefault(issuer, []).extend(code)
+        out["violations"].extend(violations)
+    return out
 
 
 # ---------------------------------------------------------------------- compile_trace
@@ -258,6 +295,8 @@ def test_streamed_synchronized_gemms_are_identical_and_replayed():
         module = parse_text(scaled(name, 50), f"{name}.mlir")
         run_pipeline(module, parse_pass_pipeline("insert-sync"), TileContext(target))
         assert assert_same_streamed(module, target) > 30
+        if native_replay is not None and native_enabled():
+            assert batched_fingerprint(module, target, None, 64)[2] > 1  # several runs of periods
 
 
 @SETTINGS

@@ -19,8 +19,10 @@ The instructions are exactly those of :class:`~tilesched.sim.program.Instruction
 from __future__ import annotations
 
 import os
+from collections import deque
 
 from tilesched.diagnostics import TileschedError
+from tilesched.sim.loop_analysis import MAX_PERIOD
 from tilesched.sim.program import MARK, TILE, sync_maker, virtual_buffer
 from tilesched.sim.trace import group_share
 
@@ -28,6 +30,10 @@ try:  # the compiled per-op loops (native_producers.pyx); absent when they were 
     from tilesched.sim import native_producers
 except ImportError:  # pragma: no cover - depends on the install
     native_producers = None
+try:  # replayed iterations made from the period before (native_replay.pyx)
+    from tilesched.sim import native_replay
+except ImportError:  # pragma: no cover - depends on the install
+    native_replay = None
 
 MAX_STATIC = 1 << 20  # static ops per program (op references pack the sid below this)
 SEEN_LIMIT = 1 << 14  # pairs (and shares, sync operands) whose translation is kept per group
@@ -46,13 +52,56 @@ class GroupCompiler:
         self.private: dict[int, bool] = {}  # buffer -> in a private (per-group) space
         self.shares: dict = {}  # region -> this group's share of it
         self.native = native_producers.chunk_code if native_enabled() else None
+        self.recent = None  # (mark, instructions) of the latest chunks (see keep_recent)
+
+    def keep_recent(self) -> None:
+        """Keep the instructions of the latest chunks, which replayed runs of iterations
+        (``replay.Repeat``) are made from."""
+        self.recent = deque(maxlen=MAX_PERIOD)
 
     def code(self, chunk, stride: int) -> list[tuple]:
         """The instructions of one chunk (op references ``stride`` apart), ending with the
         ``MARK`` of the loop boundary that ends it."""
         ref = (chunk.base * self.program.issuers + self.issuer) * MAX_STATIC
+        if chunk.repeat is not None:
+            return self._repeated(chunk, stride)
+        recent, violations = self.recent, self.compiler.violations
+        before = len(violations)
         if self.native is not None:
-            return self.native(self, chunk, ref, stride)
+            code = self.native(self, chunk, ref, stride)
+        else:
+            code = self._code(chunk, ref, stride)
+        if recent is not None and chunk.mark is not None:
+            recent.append((chunk.mark, code, tuple(violations[before:])))
+        return code
+
+    def _repeated(self, chunk, stride: int) -> list[tuple]:
+        """The instructions of a chunk of replayed iterations (``replay.Repeat``): each
+        iteration's made from those of the iteration a period earlier, ending with the ``MARK``
+        of the next iteration (the last one with the chunk's own). Violations found compiling
+        the period before are found again in each period (its sync ops do not move)."""
+        repeat = chunk.repeat
+        frame, period, first = repeat.frame, repeat.period, repeat.first
+        recent = list(self.recent)[-period:] if self.recent else []
+        if chunk.ops or [mark[1:] for mark, _, _ in recent] != \
+                [(frame, m + 1) for m in range(first - period, first)]:
+            raise RuntimeError("replayed iterations without the period before them")
+        iteration = recent[-1][0][0]  # the mark kind between two iterations (ITER)
+        code, last = native_replay.repeated_code(
+            [code for _, code, _ in recent], repeat.count, repeat.ops * stride, repeat.steps,
+            self.program.virtual_stride, (MARK, iteration, frame.loop), frame, first)
+        kind, _, n = chunk.mark
+        code[-1] = (MARK, kind, frame.loop, n, frame)
+        found = [bad for _, _, found in recent for bad in found]
+        if found:
+            self.compiler.violations.extend(found * (repeat.count // period))
+        end = first + repeat.count
+        self.recent.extend(((iteration, frame, end - period + k + 1), ins, recent[k][2])
+                           for k, ins in enumerate(last))
+        return code
+
+    def _code(self, chunk, ref: int, stride: int) -> list[tuple]:
+        """:meth:`code` of a chunk of lowered ops, in Python (``native_producers.chunk_code``)."""
         code: list[tuple] = []
         append = code.append
         seen = self.seen

@@ -312,6 +312,8 @@ class FullRun:
     def _native(self) -> SimResult | None:
         """The compiled core's result, or ``None`` when the Python engine must run."""
         _replay_periodic_iterations(self.p)
+        if hasattr(self.p, "batch_replayed_iterations"):  # no steady state: no per-iteration marks
+            self.p.batch_replayed_iterations()
         tracker = new_bound_tracker(self.p) if self.bound else None
         native = self.engine = native_engine.NativeEngine(self.p, self.check_races, tracker)
         native.progress = self._new_progress()

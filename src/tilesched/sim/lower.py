@@ -144,12 +144,18 @@ class Chunk:
     operand is ``(buffer, region)``), the first at program position ``base``; ``mark`` is
     ``(kind, frame, n)`` of the boundary that ends the chunk (``None`` at the end); ``where``
     says, for each loop being run, ``(frame, iteration, ordinal)``: the chunk is the
-    ``ordinal``-th one of that iteration of that loop."""
+    ``ordinal``-th one of that iteration of that loop. ``repeat``: a run of replayed iterations
+    that follows ``ops`` (``replay.Repeat``, only when the lowering batches them)."""
 
     base: int
     ops: list
     mark: tuple | None
     where: tuple = ()
+    repeat: object = None
+
+    def __len__(self) -> int:
+        """Program positions the chunk takes."""
+        return len(self.ops) + (self.repeat.total if self.repeat is not None else 0)
 
 
 class Lowering:
@@ -176,6 +182,8 @@ class Lowering:
         self.compiled: dict[Block, list] = {}  # block -> its steps (see block())
         self.replay = False  # replay periodic loop iterations instead of lowering them (replay.py)
         self.replayed = 0  # iterations replayed
+        self.batch = 0  # > 0: replay whole periods of up to this many ops at once (replay.Repeat)
+        self.repeat = None  # the replayed run the current chunk ends with
 
     # -------------------------------------------------------------- entry
 
@@ -230,9 +238,10 @@ class Lowering:
             f.ordinal += 1
         if kind == ITER:
             frame.current, frame.ordinal = frame.n, 0
-        chunk = Chunk(self.base, self.ops, (kind, frame, frame.n), where)
-        self.base += len(self.ops)
+        chunk = Chunk(self.base, self.ops, (kind, frame, frame.n), where, self.repeat)
+        self.base += len(chunk)
         self.ops = []
+        self.repeat = None
         return chunk
 
     # -------------------------------------------------------------- control flow
@@ -416,6 +425,13 @@ class Lowering:
             yield self._mark(ITER, frame)
             if frame.n != n:  # moved forward by the steady-state simulation
                 continue
+            if replay is not None and self.batch:
+                repeat = replay.repeat(n, self.batch)
+                if repeat is not None:  # whole periods at once (ops of this chunk: none yet)
+                    self.repeat = repeat
+                    self.replayed += repeat.count
+                    frame.n = n + repeat.count
+                    continue
             if replay is not None:
                 moved = replay.ops(n)
                 if moved is not None:  # the ops of a period earlier, moved (replay.py)

@@ -10,14 +10,42 @@ The analysis proves the repetition; as a second guard, a segment is replayed onl
 period was lowered normally and matched the ops of the period before it, moved (and the
 ``iter_args`` their closed forms). Loops with inner loops are lowered normally (their chunks
 nest), as is anything the analysis cannot follow.
+
+With the compiled engine (``engine.FullRun``) whole runs of periods are handed over at once, as a
+:class:`Repeat`: each issuer group makes their instructions from its own instructions of the period
+before (op references moved by the period's length, regions by the buffers' shifts,
+``native_replay.pyx``), so the lowering and the chunk compiler do nothing per iteration.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from xdsl.dialects import scf
 
 from tilesched.sim.chunk_compiler import native_enabled, native_producers
 from tilesched.sim.loop_analysis import Unanalyzable, analyze_loop
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """Iterations ``[first, first + count)`` of ``frame``'s loop (``count`` a multiple of
+    ``period``), each the one ``period`` earlier with every region of buffer ``b`` moved by
+    ``steps[b]`` (buffers whose regions do not move are left out); ``ops`` per period,
+    ``templates`` the lowered ops of the period before ``first``."""
+
+    frame: object
+    first: int
+    count: int
+    period: int
+    ops: int
+    steps: dict
+    templates: tuple
+
+    @property
+    def total(self) -> int:
+        """Ops of all ``count`` iterations."""
+        return self.ops * (self.count // self.period)
 
 
 class LoopReplay:
@@ -62,6 +90,34 @@ class LoopReplay:
         self._record(n, moved, plan)
         self.frame.carried = segment.carried_at(n + 1)
         return moved
+
+    def repeat(self, n: int, max_ops: int) -> Repeat | None:
+        """Iterations from ``n`` on, whole periods of at most ``max_ops`` ops, replayed at once
+        (``None``: fewer than two periods can be; :meth:`ops` handles iteration ``n``)."""
+        segment = self.segment
+        if segment is None or not segment.start <= n < segment.end:
+            return None
+        period = segment.period
+        earlier = [self.recorded.get(m) for m in range(n - period, n)]
+        if self.matched < period or any(ops is None for ops in earlier):
+            return None
+        length = sum(map(len, earlier))
+        periods = min((segment.end - n) // period, max_ops // max(length, 1))
+        if length == 0 or periods < 2:
+            return None
+        plans = [self.plans.get(m) for m in range(n - period, n)]
+        plans = [plan if plan is not None else self._plan(ops) for plan, ops in zip(plans, earlier,
+                                                                                   strict=True)]
+        if any(plan is None for plan in plans):
+            return None
+        count = periods * period
+        for m, ops, plan in zip(range(n - period, n), earlier, plans, strict=True):
+            self._record(m + count, self._moved(ops, _scaled(plan, periods)), plan)
+            self.recorded.pop(m, None)
+            self.plans.pop(m, None)
+        self.frame.carried = segment.carried_at(n + count)
+        steps = {buf: step for buf, step in self.steps.items() if step}
+        return Repeat(self.frame, n, count, period, length, steps, tuple(earlier))
 
     def lowered(self, n: int, ops: list) -> None:
         """Iteration ``n`` was lowered normally: compare it with the one a period earlier."""
@@ -150,3 +206,10 @@ class LoopReplay:
             if moves:
                 plan.append((position, tuple(moves)))
         return tuple(plan)
+
+
+def _scaled(plan: tuple, periods: int) -> tuple:
+    """A move plan for ``periods`` periods at once."""
+    return tuple((position, tuple((k, tuple((dim, step * periods) for dim, step in dims))
+                                  for k, dims in moves))
+                 for position, moves in plan)

@@ -29,7 +29,7 @@ from tilesched.diagnostics import TileschedError
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import SlotOp, TileOp, ViewOp
 from tilesched.ir.types import memory_space
-from tilesched.sim.chunk_compiler import MAX_STATIC, GroupCompiler
+from tilesched.sim.chunk_compiler import MAX_STATIC, GroupCompiler, native_enabled, native_replay
 from tilesched.sim.lower import Lowering, StaticOp, find_function
 from tilesched.sim.program import (
     INLINE,
@@ -103,6 +103,19 @@ class StreamedProgram(Program):
     def position(self, op: int) -> tuple[int, int]:
         return divmod(op // MAX_STATIC, self.issuers)
 
+    def batch_replayed_iterations(self, max_ops: int = 4096) -> None:
+        """Hand replayed iterations over whole periods at a time (up to ``max_ops`` ops per
+        chunk), each issuer group making their instructions from its own of the period before
+        (``replay.Repeat``). Only for ``sim --full``'s compiled engine, which does nothing at
+        loop boundaries: steady-state detection needs a chunk per iteration. Does nothing when
+        ``native_replay`` was not built."""
+        if native_replay is None or not native_enabled():
+            return
+        self.lowering.replay = True
+        self.lowering.batch = max_ops
+        for group in self.groups:
+            group.keep_recent()
+
     def take_violations(self) -> list[tuple[str, str]]:
         found = self.compiler.violations
         if not found:
@@ -157,22 +170,29 @@ class StreamedProgram(Program):
 
     def _count(self, chunk) -> None:
         """Ops simulated so far, fused spans among them, and the ``--max-ops`` guard."""
-        self.simulated += len(chunk.ops)
-        self._empty_chunks += not chunk.ops  # iterations of scalar-only bodies count as one op
+        self.simulated += len(chunk)
+        self._empty_chunks += not len(chunk)  # iterations of scalar-only bodies count as one op
         statics = self.lowering.statics
         while self._span_checked < len(statics):
             props = statics[self._span_checked].props
             if props.get("fusion_group") is not None and props.get("fusion_order") == 0:
                 self._span_starts.add(self._span_checked)
             self._span_checked += 1
-        starts = self._span_starts
-        if starts:
-            for (sid, _), (nxt, _) in zip(chunk.ops, chunk.ops[1:], strict=False):
-                if sid in starts and statics[nxt].props.get("fusion_group") == \
-                        statics[sid].props["fusion_group"]:
-                    self.spans += 1
+        if self._span_starts:
+            self.spans += self._spans(chunk.ops)
+            repeat = chunk.repeat
+            if repeat is not None:
+                periods = repeat.count // repeat.period
+                self.spans += periods * sum(self._spans(ops) for ops in repeat.templates)
         if self.max_ops is not None and self.simulated + self._empty_chunks > self.max_ops:
             raise self._too_many_ops()
+
+    def _spans(self, ops: list) -> int:
+        """Fused spans opened in a list of lowered ops."""
+        statics, starts = self.lowering.statics, self._span_starts
+        return sum(1 for (sid, _), (nxt, _) in zip(ops, ops[1:], strict=False)
+                   if sid in starts and statics[nxt].props.get("fusion_group") ==
+                   statics[sid].props["fusion_group"])
 
     def progress(self) -> tuple[int, int]:
         """``(ops done, estimated total)``: program positions, extrapolated ops included."""
