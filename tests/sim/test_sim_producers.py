@@ -278,6 +278,65 @@ def test_random_mixed_traces_compile_identically(trace, with_accesses):
     assert_same_compiled(trace, with_accesses)
 
 
+@st.composite
+def repeating_traces(draw):
+    """Tile ops at a few locations whose operands repeat (equal values, new objects) with
+    changing units, names, ``accumulate`` and operand shapes: what the compiled loop's access
+    memo (``native_producers._Memo``) must tell apart."""
+    kind = draw(st.sampled_from(["ascend", "cuda", "amd"]))
+    machine = {"ascend": ascend_machine, "cuda": cuda_machine, "amd": amd_machine}[kind]()
+    b = TraceBuilder(machine)
+    g = b.buffer("g", (8, 8), "float16", "GM")
+    s = b.buffer("s", (2, 4, 8), "float16", "shared")
+    r = b.buffer("r", (4, 8), "float32", "local")
+    pool = [lambda: b.tile(g, (0, 0), (4, 8)), lambda: b.tile(g, (4, 0), (4, 8)),
+            lambda: Access(g.id, ((0, 4), (0, 8)), (32,)), lambda: b.slot(s, 0),
+            lambda: b.slot(s, 1), lambda: b.whole(r), lambda: 2.0]
+    units = UNITS_OF[kind]
+    for _ in range(draw(st.integers(1, 40))):
+        picks = draw(st.lists(st.integers(0, len(pool) - 1), min_size=0, max_size=3))
+        b.op(draw(st.sampled_from(["tile.copy", "tile.matmul", "tile.call", "tile.add"])),
+             draw(st.sampled_from(units)), 3, [pool[k]() for k in picks],
+             {"accumulate": draw(st.booleans())}, loc=draw(st.sampled_from(["r:1:1", "r:2:1"])),
+             lds=kind == "amd" and draw(st.booleans()))
+    return b.build(replicate=kind == "amd")
+
+
+@SETTINGS
+@given(repeating_traces())
+def test_repeating_operands_compile_identically(trace):
+    assert_same_compiled(trace)
+
+
+def test_equal_operands_on_other_units_or_with_other_shapes_compile_identically():
+    """The same operands at one location, run by another unit (other buffer users), or seen
+    with another shape (with several groups an input of the destination's shape is narrowed)."""
+    b = TraceBuilder(ascend_machine())
+    g, u = b.buffer("g", (8, 8), "float16", "GM"), b.buffer("u", (8, 8), "float16", "UB")
+    for unit in ("MTE2", "V", "MTE2", "M"):
+        b.op("tile.copy", unit, 3, [b.whole(g), b.whole(u)], loc="same:1:1")
+    assert_same_compiled(b.build())
+    b = TraceBuilder(amd_machine())
+    g, s = b.buffer("g", (4, 8), "float16", "GM"), b.buffer("s", (2, 4, 8), "float16", "LDS")
+    for shape in ((4, 8), (32,), (4, 8), (32,)):
+        b.op("tile.copy", "SIMD", 3, [Access(g.id, ((0, 4), (0, 8)), shape), b.slot(s, 1)],
+             loc="same:2:1")
+    assert_same_compiled(b.build(replicate=True))
+
+
+@pytest.mark.parametrize("machine", [ascend_machine, amd_machine], ids=["one group", "groups"])
+def test_a_location_whose_operands_stop_repeating_and_start_again(machine):
+    """Hundreds of distinct operands at one location (the memo forgets it), then repeats."""
+    m = machine()
+    b = TraceBuilder(m)
+    g = b.buffer("g", (4, 8 * 400), "float16", "GM")
+    r = b.buffer("r", (2, 4, 8), "float16", "UB" if m.issuers == ("S",) else "LDS")
+    unit = "MTE2" if m.issuers == ("S",) else "SIMD"
+    for k in list(range(300)) + [0, 1, 0, 1, 2] * 3:
+        b.op("tile.load", unit, 5, [b.tile(g, (0, 8 * k), (4, 8)), b.slot(r, k % 2)], loc="l:1:1")
+    assert_same_compiled(b.build(replicate=m.issuers != ("S",)))
+
+
 # ---------------------------------------------------------------------- streamed lowering
 
 

@@ -257,10 +257,10 @@ def simulate(trace: Trace, check_races: bool = True, record: bool = False,
     """Simulate a trace: timing, races (unless disabled), deadlock and sync violations."""
     pipelined = any(spec.pipelined for spec in trace.machine.units.values())
     accesses = check_races or bound or pipelined
-    if not record:
-        return FullRun(lambda: compile_trace(trace, with_accesses=accesses), check_races,
-                       bound).run()
-    with _no_cyclic_gc():
+    with _no_cyclic_gc():  # (around the run's end too: the program is freed before it resumes)
+        if not record:
+            return FullRun(lambda: compile_trace(trace, with_accesses=accesses), check_races,
+                           bound).run()
         program = compile_trace(trace, with_accesses=accesses)
         return Engine(program, check_races=check_races, record=record, bound=bound).run()
 

@@ -12,7 +12,8 @@ called back. The pure-Python loops are the reference: ``TILESCHED_PURE_PYTHON=1`
   (``compile_trace``), tile ops translated inline.
 """
 
-from cpython.ref cimport PyObject
+from cpython.ref cimport PyObject, Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 import tilesched.sim.program as program  # (program.py imports this module: opcodes read late)
 from tilesched.sim.trace import SYNC_OPS, Access
@@ -73,28 +74,35 @@ def moved_ops(list ops, tuple plan):
     return out
 
 
-def issuer_code(object tiles, object sync, list ops, Py_ssize_t base):
+def issuer_code(object tiles, object syncs, list ops, Py_ssize_t base):
     """The instructions of one issuer group's ops, with memory operands (see
     ``InstructionCompiler.issuer_code``, ``_TileTranslator.translate``, ``_accesses`` and
-    ``_group_accesses``); ``tiles`` is the group's ``_TileTranslator``, ``sync`` its sync
-    translation."""
+    ``_group_accesses``, ``_SyncTranslator.translate``); ``tiles`` is the group's
+    ``_TileTranslator``, ``syncs`` its ``_SyncTranslator``."""
     cdef list body = []
     cdef object tile = program.TILE
     cdef dict routes = tiles.routes
     cdef list ranks = tiles.ranks
-    cdef object written = tiles.written
+    cdef set written = tiles.written
+    cdef set used
+    cdef bint accum
     cdef object sync_ops = SYNC_OPS
+    cdef dict by_loc = syncs.by_loc
+    cdef list violations = syncs.compiler.violations
     cdef Py_ssize_t index = base - 1
-    cdef list out
-    cdef tuple route, last
+    cdef tuple route, known
     cdef bint single = tiles.compiler.groups == 1
+    cdef _Group group = None if single else _Group(tiles)
+    cdef _Memo memo = _Memo(not single)
     for op in ops:
         index += 1
         name = op.name
         if name in sync_ops:
-            ins = sync(op, index)
-            if ins is not None:
-                body.append(ins)
+            known = _known_sync(syncs, by_loc, op, name)
+            if known[3]:
+                violations.extend(known[3])
+            if known[4] is not None:
+                body.append(_instance(<tuple>known[4], index))
             continue
         duration = op.duration
         route = routes.get((op.unit, op.async_queue, op.lds))
@@ -103,62 +111,212 @@ def issuer_code(object tiles, object sync, list ops, Py_ssize_t base):
         used = route[2]
         if not single:
             body.append((route[0], route[1], (tile, duration, index,
-                                              _group_accesses(tiles, op, used, written))))
+                                              group.accesses(op, name, used, memo))))
             continue
-        loc = op.loc
-        out = []
-        for a in op.operands:
-            if type(a) is Access:
-                buf, region = a.buffer, a.region
-                if not 0 <= buf < len(ranks) or ranks[buf] != len(region):
-                    tiles._checked(op, a)
-                used.add(buf)
-                out.append((buf, region, False, (region, loc)))
-        if not out:
-            accesses = ()
-        elif name == "tile.call":
-            written.update([access[0] for access in out])
-            accesses = tuple([(access[0], access[1], True, access[3]) for access in out])
-        else:
-            last = out[len(out) - 1]  # (no negative indices: wraparound=False)
-            written.add(last[0])
-            if name == "tile.matmul" and op.props.get("accumulate"):
-                out.append((last[0], last[1], True, last[3]))
-            else:
-                out[len(out) - 1] = (last[0], last[1], True, last[3])
-            accesses = tuple(out)
+        accum = name == "tile.matmul" and bool(op.props.get("accumulate"))
+        operands = op.operands
+        accesses = memo.find(op.loc, name, accum, used, operands)
+        if accesses is None:
+            accesses = _single_accesses(tiles, op, name, accum, used, ranks, written)
+            memo.keep(op.loc, name, accum, used, operands, accesses)
         body.append((route[0], route[1], (tile, duration, index, accesses)))
     return body
 
 
-cdef tuple _group_accesses(object tiles, object op, object used, object written):
-    """``_TileTranslator._group_accesses``: the access tuples of one of several issuer groups."""
-    cdef list mems = [a for a in op.operands if type(a) is Access]
-    if not mems:
-        return ()
-    cdef list ranks = tiles.ranks
-    cdef list private = tiles.private
-    for a in mems:
-        if not 0 <= a.buffer < len(ranks) or ranks[a.buffer] != len(a.region):
-            tiles._checked(op, a)
-    cdef list writes = tiles._writes(op, mems)
-    dst = mems[len(mems) - 1]
-    cdef bint narrow = len(mems) > 1 and not private[dst.buffer]
+cdef tuple _single_accesses(object tiles, object op, object name, bint accum, set used,
+                            list ranks, set written):
+    """``_TileTranslator._accesses``: the access tuples of a single issuer group's tile op."""
     cdef list out = []
-    cdef dict shares = tiles.shares
-    loc, copy = op.loc, tiles.copy_offset
-    cdef Py_ssize_t k
-    for k in range(len(mems)):
-        access, write = mems[k], writes[k]
-        buf, region = access.buffer, access.region
-        if private[buf]:
-            buf = buf + copy  # virtual_buffer(buf, issuer, stride)
-        elif write or (narrow and access.shape == dst.shape):
-            region = shares[region] if region in shares else tiles._share(region)
-            if region is None:
-                continue
-        used.add(buf)
-        if write:
-            written.add(buf)
-        out.append((buf, region, write, (region, loc)))
+    cdef tuple last
+    loc = op.loc
+    for a in op.operands:
+        if type(a) is Access:
+            buf, region = a.buffer, a.region
+            if not 0 <= buf < len(ranks) or ranks[buf] != len(region):
+                tiles._checked(op, a)
+            used.add(buf)
+            out.append((buf, region, False, (region, loc)))
+    if not out:
+        return ()
+    if name == "tile.call":
+        written.update([access[0] for access in out])
+        return tuple([(access[0], access[1], True, access[3]) for access in out])
+    last = out[len(out) - 1]  # (no negative indices: wraparound=False)
+    written.add(last[0])
+    if accum:
+        out.append((last[0], last[1], True, last[3]))
+    else:
+        out[len(out) - 1] = (last[0], last[1], True, last[3])
     return tuple(out)
+
+
+cdef class _Memo:
+    """The access tuples of the last few tile ops at each location, reused (the same tuple
+    objects) for a later op there with equal operands: an unrolled loop's ops repeat their
+    operands every few iterations, and the engine and the bound read recurring tuples from
+    cache. What ``_TileTranslator`` computes from an op's memref operands depends only on their
+    buffers, regions (and shapes, with several groups), the op's name and ``accumulate``, its
+    location and the group; an entry also names the set of buffers its running agent uses, so a
+    hit has nothing left to note. Locations whose ops never repeat stop being remembered."""
+
+    cdef dict by_loc  # loc -> [misses, entries...], entries (name, accum, used, operands, accesses)
+    cdef bint shapes
+
+    def __init__(self, bint shapes):
+        self.by_loc = {}
+        self.shapes = shapes
+
+    cdef object find(self, object loc, object name, bint accum, set used, object operands):
+        """The kept accesses of an op with these operands at ``loc``, or ``None``."""
+        cdef list kept = self.by_loc.get(loc)
+        cdef Py_ssize_t k
+        cdef tuple entry
+        if kept is None or type(operands) is not tuple:
+            return None
+        for k in range(1, len(kept)):
+            entry = <tuple>kept[k]
+            if (entry[2] is used and entry[0] == name and <bint>entry[1] == accum
+                    and _same_operands(<tuple>entry[3], <tuple>operands, self.shapes)):
+                if kept[0] is not _ZERO:
+                    kept[0] = _ZERO  # a hit: the location's ops do repeat
+                return entry[4]
+        return None
+
+    cdef int keep(self, object loc, object name, bint accum, set used, object operands,
+                  tuple accesses) except -1:
+        """Remember the accesses of an op (the oldest of the location's entries goes)."""
+        cdef list kept = self.by_loc.get(loc)
+        cdef Py_ssize_t evicted
+        if type(operands) is not tuple:
+            return 0
+        if kept is None:
+            kept = self.by_loc[loc] = [0]
+        evicted = kept[0]
+        if evicted >= GIVE_UP:  # operands never repeated here
+            return 0
+        if len(kept) == 1 + KEPT_ACCESSES:
+            kept[0] = evicted + 1
+            if evicted + 1 >= GIVE_UP:
+                del kept[1:]
+                return 0
+            del kept[1]
+        kept.append((name, accum, used, operands, accesses))
+        return 0
+
+
+cdef object _ZERO = 0
+
+cdef enum:
+    KEPT_ACCESSES = 4  # access tuples kept per location
+    GIVE_UP = 64  # evictions in a row (no hit between) after which a location is forgotten
+
+
+cdef bint _same_operands(tuple a, tuple b, bint shapes) except -1:
+    """Same memref operands (buffer, region and, with ``shapes``, shape; other operands do not
+    matter)."""
+    cdef Py_ssize_t k
+    if a is b:
+        return True
+    if len(a) != len(b):
+        return False
+    for k in range(len(a)):
+        x, y = a[k], b[k]
+        if x is y:
+            continue
+        if type(x) is Access:
+            if type(y) is not Access:
+                return False
+            if x.buffer != y.buffer or x.region != y.region or (shapes and x.shape != y.shape):
+                return False
+        elif type(y) is Access:
+            return False
+    return True
+
+
+cdef tuple _known_sync(object syncs, dict by_loc, object op, object name):
+    """``_SyncTranslator.translate``'s entry for a sync op (learned when new)."""
+    kept = by_loc.get(op.loc)
+    if kept is not None:
+        props = op.props
+        for entry in <list>kept:
+            if (<tuple>entry)[0] == name and (<tuple>entry)[1] == props:
+                return <tuple>entry
+    return <tuple>syncs._learn(op)
+
+
+cdef tuple _instance(tuple template, Py_ssize_t ref):
+    """The instruction of a ``sync_template`` with op reference ``ref``."""
+    cdef tuple ins = <tuple>template[0]
+    cdef Py_ssize_t at = template[1], k
+    cdef tuple item
+    if at < 0:
+        item = <tuple>ins[2]
+        return (ins[0], ins[1], (item[0], item[1], ref, item[3]))
+    cdef tuple out = PyTuple_New(len(ins))
+    cdef object value
+    for k in range(len(ins)):
+        value = ref if k == at else ins[k]
+        Py_INCREF(value)
+        PyTuple_SET_ITEM(out, k, value)
+    return out
+
+
+cdef class _Group:
+    """``_TileTranslator._group_accesses`` (with ``_writes``) for one of several issuer groups,
+    the translator's tables read once."""
+
+    cdef object tiles, copy
+    cdef set written
+    cdef list ranks, private
+    cdef dict shares
+
+    def __init__(self, tiles):
+        self.tiles = tiles
+        self.ranks, self.private, self.shares = tiles.ranks, tiles.private, tiles.shares
+        self.written, self.copy = tiles.written, tiles.copy_offset
+
+    cdef tuple accesses(self, object op, object name, set used, _Memo memo):
+        cdef bint accum = name == "tile.matmul" and bool(op.props.get("accumulate"))
+        operands = op.operands
+        found = memo.find(op.loc, name, accum, used, operands)
+        if found is not None:
+            return <tuple>found
+        found = self.translate(op, name, accum, used)
+        memo.keep(op.loc, name, accum, used, operands, found)
+        return found
+
+    cdef tuple translate(self, object op, object name, bint accum, set used):
+        cdef list mems = [a for a in op.operands if type(a) is Access]
+        if not mems:
+            return ()
+        cdef list ranks = self.ranks
+        cdef list private = self.private
+        for a in mems:
+            if not 0 <= a.buffer < len(ranks) or ranks[a.buffer] != len(a.region):
+                self.tiles._checked(op, a)
+        cdef Py_ssize_t n = len(mems), k
+        cdef bint every = name == "tile.call"
+        if not every and accum:
+            mems.insert(n - 1, mems[n - 1])  # read, then written (``_writes``)
+            n += 1
+        dst = mems[n - 1]
+        cdef bint narrow = n > 1 and not private[dst.buffer]
+        cdef bint write
+        cdef list out = []
+        cdef dict shares = self.shares
+        loc = op.loc
+        for k in range(n):
+            access = mems[k]
+            write = every or k == n - 1
+            buf, region = access.buffer, access.region
+            if private[buf]:
+                buf = buf + self.copy  # virtual_buffer(buf, issuer, stride)
+            elif write or (narrow and access.shape == dst.shape):
+                region = shares[region] if region in shares else self.tiles._share(region)
+                if region is None:
+                    continue
+            used.add(buf)
+            if write:
+                self.written.add(buf)
+            out.append((buf, region, write, (region, loc)))
+        return tuple(out)

@@ -34,6 +34,8 @@ try:  # the compiled per-op loops (native_producers.pyx); absent when they were 
 except ImportError:  # pragma: no cover - depends on the install
     native_producers = None
 
+CHUNK = 1024  # instructions per chunk handed to the engine (Program.chunks)
+
 # Issuer opcodes (MARK: a loop boundary, see ``LoopMark``; it costs nothing).
 ENQ, INLINE, ISET, IWAIT, BALL, COMMIT, WAITG, BAR, PRIO, NOP, MARK = range(11)
 # Unit item opcodes (first field of an item enqueued with ENQ; INLINE carries a TILE item too).
@@ -90,8 +92,13 @@ class Program:
         return len(self.code)
 
     def chunks(self, issuer: int):
-        """The issuer's instructions as an iterator of lists (here: one list, all of them)."""
-        return iter((self.code[issuer],))
+        """The issuer's instructions as an iterator of lists of at most :data:`CHUNK`: the
+        engine reads each soon after the bound tracker did (``IssuerWalk._fetch``), while its
+        tuples are still in the processor's cache."""
+        code = self.code[issuer]
+        if len(code) <= CHUNK:
+            return iter((code,))
+        return (code[start:start + CHUNK] for start in range(0, len(code), CHUNK))
 
     def op_of(self, op: int) -> TraceOp:
         """The trace op an instruction's op reference names."""
@@ -149,6 +156,7 @@ class InstructionCompiler:
         self.virtual_stride = len(buffers)  # see virtual_buffer
         self.routes: dict[tuple, tuple[int, int]] = {}  # (unit, queue, lds, issuer) -> route
         self._private: dict[int, bool] = {}  # buffer -> in a private (per-group) space
+        self.max_pending = 0  # the largest wait_group count translated (by _SyncTranslator)
         self._make_agents()
 
     def _make_agents(self) -> None:
@@ -363,10 +371,14 @@ class InstructionCompiler:
             bases.append(len(self.ops))
             self.ops.extend(ops)
             code.append(self.issuer_code(ops, i, bases[-1], users, written))
-        return Program(self.agents, self.inline_units, code, self.ops, self.flags,
-                       self.fed(), self.lds_agents(), self.violations,
-                       [b.name for b in self.buffers], bases,
-                       memory=_memory_of(users, written), machine=self.machine)
+        program = Program(self.agents, self.inline_units, code, self.ops, self.flags,
+                          self.fed(), self.lds_agents(), self.violations,
+                          [b.name for b in self.buffers], bases,
+                          memory=_memory_of(users, written), machine=self.machine)
+        # every WAITG instruction was translated once by _SyncTranslator._learn, which noted its
+        # count: the value Program.max_pending would compute by scanning the code
+        program.max_pending = self.max_pending
+        return program
 
     def issuer_code(self, ops: list[TraceOp], issuer: int, base: int,
                     users: dict[int, set[int]], written: set[int]) -> list[tuple]:
@@ -374,11 +386,11 @@ class InstructionCompiler:
         :meth:`tile` and :meth:`sync` translate them; the buffers each agent accesses are added
         to ``users``, the buffers written to ``written``."""
         tiles = _TileTranslator(self, issuer, users, written)
-        sync = _SyncTranslator(self, issuer).translate
+        syncs = _SyncTranslator(self, issuer)
         if self.with_accesses and native_producers is not None \
                 and not os.environ.get("TILESCHED_PURE_PYTHON"):
-            return native_producers.issuer_code(tiles, sync, ops, base)
-        tile = tiles.translate
+            return native_producers.issuer_code(tiles, syncs, ops, base)
+        tile, sync = tiles.translate, syncs.translate
         body = []
         append = body.append
         for index, op in enumerate(ops, base):
@@ -407,7 +419,11 @@ class _SyncTranslator:
     instruction depends on its name, properties and location only (and on the group), so the
     translations of the ops met at each location are kept (the last few) with a copy of their
     properties and the violations they raise, and reused for the next op there with the same
-    name and properties (comparing a small dict is cheaper than translating again)."""
+    name and properties (comparing a small dict is cheaper than translating again).
+
+    Each kept entry is ``(name, props, make, violations, template)``: ``make(ref)`` builds the
+    instruction with op reference ``ref``; ``template`` (:func:`sync_template`) says the same
+    for the compiled loop (``native_producers.issuer_code``), which reads ``by_loc`` too."""
 
     KEPT = 8  # translations kept per location
 
@@ -434,10 +450,12 @@ class _SyncTranslator:
         ins = self.compiler.sync(op, self.issuer, 0)
         bad = tuple(violations[before:])
         del violations[before:]
+        if ins is not None and ins[0] == WAITG:
+            self.compiler.max_pending = max(self.compiler.max_pending, ins[2])
         kept = self.by_loc.setdefault(op.loc, [])
         if len(kept) == self.KEPT:
             kept.pop(0)
-        kept.append((op.name, dict(op.props), sync_maker(ins), bad))
+        kept.append((op.name, dict(op.props), sync_maker(ins), bad, sync_template(ins)))
         return kept[-1]
 
 
@@ -458,6 +476,18 @@ def sync_maker(ins: tuple | None):
         first = ins[1]
         return lambda ref: (code, first, ref)
     return lambda ref: (*head, ref, *tail)
+
+
+def sync_template(ins: tuple | None) -> tuple | None:
+    """:func:`sync_maker` as data: ``(ins, at)``, the instruction with op reference 0 and the
+    position of the reference in it (``-1``: in the enqueued item, ``ins[2][2]``); ``None`` for
+    no instruction."""
+    if ins is None:
+        return None
+    code = ins[0]
+    if code == ENQ:
+        return ins, -1
+    return ins, 3 if code == WAITG else 1 if code in (NOP, BALL) else 2
 
 
 class _TileTranslator:
