@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -71,6 +72,46 @@ def test_sim_reports_a_race_and_exits_1(tmp_path, capsys):
     assert race["first"]["op"] == "tile.load" and race["first"]["unit"] == "MTE2"
     assert race["second"]["op"] == "tile.exp" and race["second"]["unit"] == "V"
     assert race["first"]["loc"].endswith(":9:7") and race["second"]["loc"].endswith(":11:7")
+
+
+STRAIGHT = """
+builtin.module {
+  func.func @k(%x: memref<16x16xf16, "GM">, %y: memref<16x16xf16, "GM">) {
+    %ub = memref.alloc() : memref<16x16xf16, "UB">
+    tile.load %x, %ub : memref<16x16xf16, "GM">, memref<16x16xf16, "UB">
+    tile.exp %ub, %ub : memref<16x16xf16, "UB">, memref<16x16xf16, "UB">
+    tile.store %ub, %y : memref<16x16xf16, "UB">, memref<16x16xf16, "GM">
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("syncs", [FLAGS, ("", FLAGS[1], FLAGS[2])], ids=["clean", "racy"])
+def test_sim_full_reads_standard_input_once(monkeypatch, capsys, syncs):
+    """``--full`` may simulate a program twice (the compiled core hands a finding over to the
+    Python engine): a program read from standard input is read once."""
+    text = KERNEL.format(sync1=syncs[0], sync2=syncs[1], sync3=syncs[2])
+    reports = []
+    for full in ([], ["--full"]):
+        monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+        code = main(["sim", "-", "--arg", "n=3", "--json", *full])
+        reports.append((code, json.loads(capsys.readouterr().out)))
+    assert reports[0] == reports[1]
+    assert reports[0][0] == (0 if syncs == FLAGS else 1)
+
+
+def test_sim_without_loops_is_the_full_simulation(tmp_path, capsys):
+    """A function without loops has nothing to extrapolate: the default mode reports what
+    ``--full`` reports (the race included)."""
+    path = tmp_path / "straight.mlir"
+    path.write_text(STRAIGHT)
+    reports = []
+    for full in ([], ["--full"]):
+        assert main(["sim", str(path), "--json", *full]) == 1
+        reports.append(json.loads(capsys.readouterr().out))
+    assert reports[0] == reports[1]
+    assert reports[0]["races"] and reports[0]["steady_state"] == []
 
 
 def test_sim_table_and_trace_file(tmp_path, capsys):

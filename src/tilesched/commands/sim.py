@@ -13,6 +13,8 @@ import argparse
 import json
 import sys
 
+from xdsl.dialects import scf
+
 from tilesched.commands.common import (
     add_common_arguments,
     add_force_option,
@@ -27,7 +29,7 @@ from tilesched.report.chrome_trace import write_chrome_trace
 from tilesched.report.sim_json import sim_json
 from tilesched.report.sim_table import sim_table
 from tilesched.sim.engine import Engine, FullRun, run_engine
-from tilesched.sim.lower import lower_module, parse_arg_values
+from tilesched.sim.lower import find_function, lower_module, parse_arg_values
 from tilesched.sim.stream import stream_module
 from tilesched.sim.trace import TraceError
 
@@ -82,13 +84,12 @@ def lower_file(path: str, target, args: argparse.Namespace, strict_args: bool = 
         raise TileschedError(str(err), path) from None
 
 
-def stream_file(path: str, target, args: argparse.Namespace, max_ops: int | None = None,
-                with_accesses: bool = True):
-    """Parse, verify and prepare one file for streamed simulation (located errors)."""
-    module = load_verified(path, target)
+def stream_parsed(module, path: str, target, args: argparse.Namespace,
+                  max_ops: int | None = None):
+    """Prepare a parsed and verified file for streamed simulation (located errors)."""
     try:
         return stream_module(module, target, parse_arg_values(args.arg), args.function,
-                             with_accesses=with_accesses, max_ops=max_ops)
+                             max_ops=max_ops)
     except TraceError as err:
         raise TileschedError(str(err), path) from None
 
@@ -120,16 +121,25 @@ def run(args: argparse.Namespace) -> int:
 
 def _runner(args: argparse.Namespace, target) -> Engine | FullRun:
     """The engine for this command line: every op through :class:`FullRun` (the compiled core
-    when it can) under ``--full``; else the Python engine with steady-state detection or
-    recording."""
+    when it can) under ``--full`` and for functions without loops (nothing to extrapolate);
+    else the Python engine with steady-state detection or recording. The file is read once
+    (``FullRun`` may lower it twice)."""
     show = progress.SimProgress if progress.wanted(args.json) else None
-    if args.full and not args.trace:
-        return FullRun(lambda: stream_file(args.file, target, args, args.max_ops),
-                       progress_for=show)
-    engine = Engine(stream_file(args.file, target, args, args.max_ops),
-                    record=bool(args.trace), steady=not args.full)
+    module = load_verified(args.file, target)
+
+    def make_program():
+        return stream_parsed(module, args.file, target, args, args.max_ops)
+
+    if not args.trace and (args.full or not _has_loops(module, args.function)):
+        return FullRun(make_program, progress_for=show)
+    engine = Engine(make_program(), record=bool(args.trace), steady=not args.full)
     engine.progress = show(engine.p) if show else None
     return engine
+
+
+def _has_loops(module, function: str | None) -> bool:
+    """Does the simulated function contain an ``scf.for``?"""
+    return any(isinstance(op, scf.ForOp) for op in find_function(module, function).walk())
 
 
 def _simulate(runner: Engine | FullRun, path: str):
