@@ -11,7 +11,7 @@ per-op loops (``native_producers.pyx``) and without them (``TILESCHED_PURE_PYTHO
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import dataclass, fields, replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -42,7 +42,7 @@ from tilesched.sim.synthetic import (
     cuda_machine,
     cuda_pipeline,
 )
-from tilesched.sim.trace import Access, TraceBuilder, TraceError
+from tilesched.sim.trace import Access, TraceBuilder, TraceError, TraceOp
 from tilesched.target import load_target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
@@ -322,6 +322,21 @@ def test_equal_operands_on_other_units_or_with_other_shapes_compile_identically(
         b.op("tile.copy", "SIMD", 3, [Access(g.id, ((0, 4), (0, 8)), shape), b.slot(s, 1)],
              loc="same:2:1")
     assert_same_compiled(b.build(replicate=True))
+
+
+@dataclass(slots=True)
+class _OtherOp(TraceOp):
+    """A TraceOp subclass: the compiled loop reads its fields with getattr, not from slots."""
+
+
+@pytest.mark.parametrize("trace", [ascend_gemm(5), cuda_pipeline(5), amd_lds_gemm(4),
+                                   amd_lds_gemm(4, local_barrier=False)],
+                         ids=lambda t: t.machine.name)
+def test_ops_of_a_trace_op_subclass_compile_identically(trace):
+    for ops in trace.programs.values():
+        ops[1::2] = [_OtherOp(**{f.name: getattr(op, f.name) for f in fields(TraceOp)})
+                     for op in ops[1::2]]
+    assert_same_compiled(trace)
 
 
 @pytest.mark.parametrize("machine", [ascend_machine, amd_machine], ids=["one group", "groups"])

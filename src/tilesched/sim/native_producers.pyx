@@ -15,8 +15,62 @@ called back. The pure-Python loops are the reference: ``TILESCHED_PURE_PYTHON=1`
 from cpython.ref cimport PyObject, Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
+import types
+
 import tilesched.sim.program as program  # (program.py imports this module: opcodes read late)
-from tilesched.sim.trace import SYNC_OPS, Access
+from tilesched.sim.trace import SYNC_OPS, Access, TraceOp
+
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+
+
+# Fields of the slotted dataclasses TraceOp and Access are read straight from their slots (the
+# offsets their member descriptors give): the loops below read ten of them per op, and the
+# generic attribute lookup is most of their cost otherwise. An object whose type is not exactly
+# the class (or a field that is not a plain object slot, offset -1) is read with getattr.
+
+cdef Py_ssize_t _slot_offset(object cls, str field) except -2:
+    """Byte offset of the ``__slots__`` field ``field`` of ``cls`` (-1: not a plain slot)."""
+    desc = cls.__dict__.get(field)
+    if type(desc) is not types.MemberDescriptorType:
+        return -1
+    cdef PyMemberDef* member = (<PyMemberDescrObject*><PyObject*>desc).d_member
+    return member.offset if member.type == 16 else -1  # T_OBJECT_EX
+
+
+cdef inline object _read(object obj, Py_ssize_t offset, str field):
+    """``getattr(obj, field)``, from the slot at ``offset`` when it is one (and set)."""
+    cdef PyObject* value
+    if offset >= 0:
+        value = (<PyObject**>((<char*><PyObject*>obj) + offset))[0]
+        if value != NULL:
+            return <object>value
+    return _getattr(obj, field)
+
+
+cdef object _getattr(object obj, str field):
+    return getattr(obj, field)
+
+
+cdef struct _OpFields:
+    Py_ssize_t name, unit, duration, operands, props, loc, async_queue, lds
+
+cdef _OpFields _OP, _ANY_OP
+_OP.name, _OP.unit, _OP.duration = (_slot_offset(TraceOp, "name"), _slot_offset(TraceOp, "unit"),
+                                    _slot_offset(TraceOp, "duration"))
+_OP.operands, _OP.props, _OP.loc = (_slot_offset(TraceOp, "operands"),
+                                    _slot_offset(TraceOp, "props"), _slot_offset(TraceOp, "loc"))
+_OP.async_queue, _OP.lds = _slot_offset(TraceOp, "async_queue"), _slot_offset(TraceOp, "lds")
+_ANY_OP.name = _ANY_OP.unit = _ANY_OP.duration = _ANY_OP.operands = -1
+_ANY_OP.props = _ANY_OP.loc = _ANY_OP.async_queue = _ANY_OP.lds = -1
+cdef Py_ssize_t _BUFFER = _slot_offset(Access, "buffer")  # (read after ``type(a) is Access``)
+cdef Py_ssize_t _REGION = _slot_offset(Access, "region")
+cdef Py_ssize_t _SHAPE = _slot_offset(Access, "shape")
 
 
 def chunk_code(object group, object chunk, object ref, object stride):
@@ -82,6 +136,7 @@ def issuer_code(object tiles, object syncs, list ops, Py_ssize_t base):
     cdef list body = []
     cdef object tile = program.TILE
     cdef dict routes = tiles.routes
+    cdef dict by_unit = {}  # unit -> (async queue, LDS flag, route): the last route of the unit
     cdef list ranks = tiles.ranks
     cdef set written = tiles.written
     cdef set used
@@ -90,48 +145,58 @@ def issuer_code(object tiles, object syncs, list ops, Py_ssize_t base):
     cdef dict by_loc = syncs.by_loc
     cdef list violations = syncs.compiler.violations
     cdef Py_ssize_t index = base - 1
-    cdef tuple route, known
+    cdef tuple route, known, last
     cdef bint single = tiles.compiler.groups == 1
     cdef _Group group = None if single else _Group(tiles)
     cdef _Memo memo = _Memo(not single)
+    cdef _OpFields* f
     for op in ops:
         index += 1
-        name = op.name
+        f = &_OP if type(op) is TraceOp else &_ANY_OP
+        name = _read(op, f.name, "name")
         if name in sync_ops:
-            known = _known_sync(syncs, by_loc, op, name)
+            known = _known_sync(syncs, by_loc, op, name, _read(op, f.loc, "loc"),
+                                _read(op, f.props, "props"))
             if known[3]:
                 violations.extend(known[3])
             if known[4] is not None:
                 body.append(_instance(<tuple>known[4], index))
             continue
-        duration = op.duration
-        route = routes.get((op.unit, op.async_queue, op.lds))
+        duration = _read(op, f.duration, "duration")
+        unit = _read(op, f.unit, "unit")
+        queue, lds = _read(op, f.async_queue, "async_queue"), _read(op, f.lds, "lds")
+        last = by_unit.get(unit)
+        if last is not None and last[0] is queue and last[1] is lds:
+            route = <tuple>last[2]
+        else:
+            route = routes.get((unit, queue, lds))
+            if route is not None:
+                by_unit[unit] = (queue, lds, route)
         if route is None or not isinstance(duration, int) or duration < 0:
             route = tiles._route(op)
         used = route[2]
-        if not single:
-            body.append((route[0], route[1], (tile, duration, index,
-                                              group.accesses(op, name, used, memo))))
-            continue
-        accum = name == "tile.matmul" and bool(op.props.get("accumulate"))
-        operands = op.operands
-        accesses = memo.find(op.loc, name, accum, used, operands)
+        accum = name == "tile.matmul" and bool(_read(op, f.props, "props").get("accumulate"))
+        loc, operands = _read(op, f.loc, "loc"), _read(op, f.operands, "operands")
+        accesses = memo.find(loc, name, accum, used, operands)
         if accesses is None:
-            accesses = _single_accesses(tiles, op, name, accum, used, ranks, written)
-            memo.keep(op.loc, name, accum, used, operands, accesses)
+            if single:
+                accesses = _single_accesses(tiles, op, name, accum, used, ranks, written, loc,
+                                            operands)
+            else:
+                accesses = group.translate(op, name, accum, used, loc, operands)
+            memo.keep(loc, name, accum, used, operands, accesses)
         body.append((route[0], route[1], (tile, duration, index, accesses)))
     return body
 
 
 cdef tuple _single_accesses(object tiles, object op, object name, bint accum, set used,
-                            list ranks, set written):
+                            list ranks, set written, object loc, object operands):
     """``_TileTranslator._accesses``: the access tuples of a single issuer group's tile op."""
     cdef list out = []
     cdef tuple last
-    loc = op.loc
-    for a in op.operands:
+    for a in operands:
         if type(a) is Access:
-            buf, region = a.buffer, a.region
+            buf, region = _read(a, _BUFFER, "buffer"), _read(a, _REGION, "region")
             if not 0 <= buf < len(ranks) or ranks[buf] != len(region):
                 tiles._checked(op, a)
             used.add(buf)
@@ -226,18 +291,47 @@ cdef bint _same_operands(tuple a, tuple b, bint shapes) except -1:
         if type(x) is Access:
             if type(y) is not Access:
                 return False
-            if x.buffer != y.buffer or x.region != y.region or (shapes and x.shape != y.shape):
+            if (not _equal(_read(x, _BUFFER, "buffer"), _read(y, _BUFFER, "buffer"))
+                    or not _same_region(_read(x, _REGION, "region"), _read(y, _REGION, "region"))
+                    or (shapes and _read(x, _SHAPE, "shape") != _read(y, _SHAPE, "shape"))):
                 return False
         elif type(y) is Access:
             return False
     return True
 
 
-cdef tuple _known_sync(object syncs, dict by_loc, object op, object name):
+cdef inline bint _equal(object a, object b) except -1:
+    """``a == b`` (identical objects, e.g. small ints, need no comparison)."""
+    return a is b or a == b
+
+
+cdef bint _same_region(object a, object b) except -1:
+    """``a == b`` for regions: tuples of ``(lo, hi)`` tuples compared item by item."""
+    cdef Py_ssize_t d
+    if a is b:
+        return True
+    if type(a) is not tuple or type(b) is not tuple:
+        return a == b
+    if len(<tuple>a) != len(<tuple>b):
+        return False
+    for d in range(len(<tuple>a)):
+        x, y = (<tuple>a)[d], (<tuple>b)[d]
+        if x is y:
+            continue
+        if (type(x) is not tuple or type(y) is not tuple or len(<tuple>x) != 2
+                or len(<tuple>y) != 2):
+            if x != y:
+                return False
+        elif not _equal((<tuple>x)[0], (<tuple>y)[0]) or not _equal((<tuple>x)[1], (<tuple>y)[1]):
+            return False
+    return True
+
+
+cdef tuple _known_sync(object syncs, dict by_loc, object op, object name, object loc,
+                       object props):
     """``_SyncTranslator.translate``'s entry for a sync op (learned when new)."""
-    kept = by_loc.get(op.loc)
+    kept = by_loc.get(loc)
     if kept is not None:
-        props = op.props
         for entry in <list>kept:
             if (<tuple>entry)[0] == name and (<tuple>entry)[1] == props:
                 return <tuple>entry
@@ -275,24 +369,16 @@ cdef class _Group:
         self.ranks, self.private, self.shares = tiles.ranks, tiles.private, tiles.shares
         self.written, self.copy = tiles.written, tiles.copy_offset
 
-    cdef tuple accesses(self, object op, object name, set used, _Memo memo):
-        cdef bint accum = name == "tile.matmul" and bool(op.props.get("accumulate"))
-        operands = op.operands
-        found = memo.find(op.loc, name, accum, used, operands)
-        if found is not None:
-            return <tuple>found
-        found = self.translate(op, name, accum, used)
-        memo.keep(op.loc, name, accum, used, operands, found)
-        return found
-
-    cdef tuple translate(self, object op, object name, bint accum, set used):
-        cdef list mems = [a for a in op.operands if type(a) is Access]
+    cdef tuple translate(self, object op, object name, bint accum, set used, object loc,
+                         object operands):
+        cdef list mems = [a for a in operands if type(a) is Access]
         if not mems:
             return ()
         cdef list ranks = self.ranks
         cdef list private = self.private
         for a in mems:
-            if not 0 <= a.buffer < len(ranks) or ranks[a.buffer] != len(a.region):
+            buf, region = _read(a, _BUFFER, "buffer"), _read(a, _REGION, "region")
+            if not 0 <= buf < len(ranks) or ranks[buf] != len(region):
                 self.tiles._checked(op, a)
         cdef Py_ssize_t n = len(mems), k
         cdef bint every = name == "tile.call"
@@ -300,18 +386,18 @@ cdef class _Group:
             mems.insert(n - 1, mems[n - 1])  # read, then written (``_writes``)
             n += 1
         dst = mems[n - 1]
-        cdef bint narrow = n > 1 and not private[dst.buffer]
+        cdef bint narrow = n > 1 and not private[_read(dst, _BUFFER, "buffer")]
         cdef bint write
         cdef list out = []
         cdef dict shares = self.shares
-        loc = op.loc
         for k in range(n):
             access = mems[k]
             write = every or k == n - 1
-            buf, region = access.buffer, access.region
+            buf, region = _read(access, _BUFFER, "buffer"), _read(access, _REGION, "region")
             if private[buf]:
                 buf = buf + self.copy  # virtual_buffer(buf, issuer, stride)
-            elif write or (narrow and access.shape == dst.shape):
+            elif write or (narrow and _read(access, _SHAPE, "shape") == _read(dst, _SHAPE,
+                                                                              "shape")):
                 region = shares[region] if region in shares else self.tiles._share(region)
                 if region is None:
                     continue
