@@ -97,7 +97,7 @@ def trip_rows() -> list[str]:
     for blocks in (10 ** 2, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6):
         text = sim_kernels.gemm(blocks)
         steady = _probe(text, "ascend-a2")
-        full = _probe(text, "ascend-a2", full=True) if blocks <= 10 ** 4 else None
+        full = _probe(text, "ascend-a2", full=True) if blocks <= 10 ** 5 else None
         assert full is None or full["cycles"] == steady["cycles"]
         figures.add_row("sim", "trips", blocks=blocks, steady_s=steady["simulate_s"],
                         full_s=full["simulate_s"] if full else None)

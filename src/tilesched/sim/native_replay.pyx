@@ -18,8 +18,8 @@ from tilesched.sim.program import BALL, ENQ, INLINE, NOP, WAITG
 cdef int _ENQ = ENQ, _INLINE = INLINE, _WAITG = WAITG, _NOP = NOP, _BALL = BALL
 
 
-def repeated_code(list templates, Py_ssize_t count, object delta, dict steps, object vstride,
-                  tuple mark_head, object frame, object first):
+def repeated_code(list templates, Py_ssize_t count, object delta, dict steps,
+                  long long vstride, tuple mark_head, object frame, object first):
     """``(instructions, last)``: the instructions of ``count`` iterations from ``first`` on,
     each made from the iteration ``len(templates)`` earlier (``templates``: the group's
     instructions of the period before ``first``, each ending with a ``MARK``), each followed by
@@ -41,7 +41,7 @@ def repeated_code(list templates, Py_ssize_t count, object delta, dict steps, ob
     return out, window
 
 
-cdef tuple _moved(tuple ins, object delta, dict steps, object vstride):
+cdef tuple _moved(tuple ins, object delta, dict steps, long long vstride):
     """One instruction a period later (where each layout keeps its op reference: see
     ``program.sync_maker``)."""
     cdef int op = ins[0]
@@ -53,10 +53,14 @@ cdef tuple _moved(tuple ins, object delta, dict steps, object vstride):
             accesses = _moved_accesses(<tuple>accesses, steps, vstride)
         return (ins[0], ins[1], (item[0], item[1], item[2] + delta, accesses))
     cdef Py_ssize_t at = 3 if op == _WAITG else 1 if op == _NOP or op == _BALL else 2
+    if at == 1 and len(ins) == 2:
+        return (ins[0], ins[1] + delta)
+    if at == 2 and len(ins) == 3:
+        return (ins[0], ins[1], ins[2] + delta)
     return ins[:at] + (ins[at] + delta,) + ins[at + 1:]
 
 
-cdef tuple _moved_accesses(tuple accesses, dict steps, object vstride):
+cdef tuple _moved_accesses(tuple accesses, dict steps, long long vstride):
     """Access tuples ``(buffer, region, is_write, (region, loc))`` with the regions of moving
     buffers moved (the same tuple when none moves)."""
     cdef list out = None
@@ -65,7 +69,7 @@ cdef tuple _moved_accesses(tuple accesses, dict steps, object vstride):
     cdef list moved
     for k in range(n):
         access = <tuple>accesses[k]
-        step_ = steps.get(access[0] % vstride)
+        step_ = steps.get(<long long>access[0] % vstride)  # a private copy moves with its buffer
         if step_ is None:
             continue
         step = <tuple>step_
