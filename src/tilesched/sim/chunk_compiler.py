@@ -23,7 +23,7 @@ from collections import deque
 
 from tilesched.diagnostics import TileschedError
 from tilesched.sim.loop_analysis import MAX_PERIOD
-from tilesched.sim.program import MARK, TILE, sync_maker, virtual_buffer
+from tilesched.sim.program import ITER, MARK, TILE, sync_maker, virtual_buffer
 from tilesched.sim.trace import group_share
 
 try:  # the compiled per-op loops (native_producers.pyx); absent when they were not built
@@ -52,11 +52,11 @@ class GroupCompiler:
         self.private: dict[int, bool] = {}  # buffer -> in a private (per-group) space
         self.shares: dict = {}  # region -> this group's share of it
         self.native = native_producers.chunk_code if native_enabled() else None
-        self.recent = None  # (mark, instructions) of the latest chunks (see keep_recent)
+        self.recent = None  # (mark, instructions, violations) of the latest iterations
 
     def keep_recent(self) -> None:
-        """Keep the instructions of the latest chunks, which replayed runs of iterations
-        (``replay.Repeat``) are made from."""
+        """Keep the instructions of the latest loop iterations (chunks ending at an ``ITER``
+        mark), which replayed runs of iterations (``replay.Repeat``) are made from."""
         self.recent = deque(maxlen=MAX_PERIOD)
 
     def code(self, chunk, stride: int) -> list[tuple]:
@@ -71,7 +71,7 @@ class GroupCompiler:
             code = self.native(self, chunk, ref, stride)
         else:
             code = self._code(chunk, ref, stride)
-        if recent is not None and chunk.mark is not None:
+        if recent is not None and chunk.mark is not None and chunk.mark[0] == ITER:
             recent.append((chunk.mark, code, tuple(violations[before:])))
         return code
 
@@ -83,20 +83,19 @@ class GroupCompiler:
         repeat = chunk.repeat
         frame, period, first = repeat.frame, repeat.period, repeat.first
         recent = list(self.recent)[-period:] if self.recent else []
-        if chunk.ops or [mark[1:] for mark, _, _ in recent] != \
-                [(frame, m + 1) for m in range(first - period, first)]:
+        if chunk.ops or [mark for mark, _, _ in recent] != \
+                [(ITER, frame, m + 1) for m in range(first - period, first)]:
             raise RuntimeError("replayed iterations without the period before them")
-        iteration = recent[-1][0][0]  # the mark kind between two iterations (ITER)
         code, last = native_replay.repeated_code(
             [code for _, code, _ in recent], repeat.count, repeat.ops * stride, repeat.steps,
-            self.program.virtual_stride, (MARK, iteration, frame.loop), frame, first)
+            self.program.virtual_stride, (MARK, ITER, frame.loop), frame, first)
         kind, _, n = chunk.mark
         code[-1] = (MARK, kind, frame.loop, n, frame)
         found = [bad for _, _, found in recent for bad in found]
         if found:
             self.compiler.violations.extend(found * (repeat.count // period))
         end = first + repeat.count
-        self.recent.extend(((iteration, frame, end - period + k + 1), ins, recent[k][2])
+        self.recent.extend(((ITER, frame, end - period + k + 1), ins, recent[k][2])
                            for k, ins in enumerate(last))
         return code
 

@@ -56,6 +56,7 @@ from tilesched.ir.tile import (
     ViewOp,
 )
 from tilesched.ir.types import memory_space, memref_shape
+from tilesched.sim.program import ENTER, EXIT, ITER
 from tilesched.sim.replay import LoopReplay
 from tilesched.sim.trace import Access, Buffer, MachineModel, Trace, TraceOp, UnitSpec
 from tilesched.target.model import Route, Target
@@ -111,8 +112,6 @@ class StaticOp:
         return self.name.startswith("sync.")
 
 
-# Loop boundary kinds (the ``kind`` of a chunk's mark).
-ENTER, ITER, EXIT = range(3)
 MAX_TRIPS = (1 << 63) - 1
 
 

@@ -40,6 +40,8 @@ CHUNK = 1024  # instructions per chunk handed to the engine (Program.chunks)
 ENQ, INLINE, ISET, IWAIT, BALL, COMMIT, WAITG, BAR, PRIO, NOP, MARK = range(11)
 # Unit item opcodes (first field of an item enqueued with ENQ; INLINE carries a TILE item too).
 TILE, SET, WAIT, PIPE_BARRIER = range(4)
+# Loop boundary kinds (the ``kind`` of a ``(MARK, kind, loop, n, frame)`` instruction).
+ENTER, ITER, EXIT = range(3)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from tilesched.ir.text import location_of
 from tilesched.sim.critical_path import advance_path
 from tilesched.sim.loop_analysis import Unanalyzable, analyze_loop
-from tilesched.sim.lower import ITER, View
-from tilesched.sim.program import MARK
+from tilesched.sim.lower import View
+from tilesched.sim.program import ITER, MARK
 
 DOMINATED = "dominated"  # a time every later use takes the max of with something no earlier
 OLD = "old"
