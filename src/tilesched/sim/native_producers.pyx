@@ -181,37 +181,39 @@ def issuer_code(object tiles, object syncs, list ops, Py_ssize_t base):
         if accesses is None:
             if single:
                 accesses = _single_accesses(tiles, op, name, accum, used, ranks, written, loc,
-                                            operands)
+                                            operands, memo)
             else:
-                accesses = group.translate(op, name, accum, used, loc, operands)
+                accesses = group.translate(op, name, accum, used, loc, operands, memo)
             memo.keep(loc, name, accum, used, operands, accesses)
         body.append((route[0], route[1], (tile, duration, index, accesses)))
     return body
 
 
 cdef tuple _single_accesses(object tiles, object op, object name, bint accum, set used,
-                            list ranks, set written, object loc, object operands):
-    """``_TileTranslator._accesses``: the access tuples of a single issuer group's tile op."""
-    cdef list out = []
-    cdef tuple last
+                            list ranks, set written, object loc, object operands, _Memo memo):
+    """``_TileTranslator._accesses``: the access tuples of a single issuer group's tile op
+    (reads, then the written last operand; every operand of ``tile.call`` written)."""
+    cdef list bufs = [], regions = [], out = []
+    cdef Py_ssize_t n, k
+    cdef bint call = name == "tile.call", write
     for a in operands:
         if type(a) is Access:
             buf, region = _read(a, _BUFFER, "buffer"), _read(a, _REGION, "region")
             if not 0 <= buf < len(ranks) or ranks[buf] != len(region):
                 tiles._checked(op, a)
             used.add(buf)
-            out.append((buf, region, False, (region, loc)))
-    if not out:
-        return ()
-    if name == "tile.call":
-        written.update([access[0] for access in out])
-        return tuple([(access[0], access[1], True, access[3]) for access in out])
-    last = out[len(out) - 1]  # (no negative indices: wraparound=False)
-    written.add(last[0])
-    if accum:
-        out.append((last[0], last[1], True, last[3]))
-    else:
-        out[len(out) - 1] = (last[0], last[1], True, last[3])
+            bufs.append(buf)
+            regions.append(region)
+    n = len(bufs)
+    for k in range(n):
+        write = call or k == n - 1
+        if write:
+            written.add(bufs[k])
+        if write and accum and not call:  # the accumulated destination: read, then written
+            out.append(memo.access(loc, k, bufs[k], regions[k], False))
+            out.append(memo.access(loc, k + 1, bufs[k], regions[k], True))
+        else:
+            out.append(memo.access(loc, k, bufs[k], regions[k], write))
     return tuple(out)
 
 
@@ -225,10 +227,11 @@ cdef class _Memo:
     hit has nothing left to note. Locations whose ops never repeat stop being remembered."""
 
     cdef dict by_loc  # loc -> [misses, entries...], entries (name, accum, used, operands, accesses)
+    cdef dict parts  # loc -> per operand position [misses, access tuples...]
     cdef bint shapes
 
     def __init__(self, bint shapes):
-        self.by_loc = {}
+        self.by_loc, self.parts = {}, {}
         self.shapes = shapes
 
     cdef object find(self, object loc, object name, bint accum, set used, object operands):
@@ -250,26 +253,56 @@ cdef class _Memo:
     cdef int keep(self, object loc, object name, bint accum, set used, object operands,
                   tuple accesses) except -1:
         """Remember the accesses of an op (the oldest of the location's entries goes)."""
-        cdef list kept = self.by_loc.get(loc)
-        cdef Py_ssize_t evicted
+        cdef list kept
         if type(operands) is not tuple:
             return 0
+        kept = self.by_loc.get(loc)
         if kept is None:
             kept = self.by_loc[loc] = [0]
-        evicted = kept[0]
-        if evicted >= GIVE_UP:  # operands never repeated here
-            return 0
-        if len(kept) == 1 + KEPT_ACCESSES:
-            kept[0] = evicted + 1
-            if evicted + 1 >= GIVE_UP:
-                del kept[1:]
-                return 0
-            del kept[1]
-        kept.append((name, accum, used, operands, accesses))
-        return 0
+        return _remember(kept, (name, accum, used, operands, accesses))
+
+    cdef tuple access(self, object loc, Py_ssize_t position, object buf, object region,
+                      bint write):
+        """The access tuple ``(buf, region, write, (region, loc))``: one made before for the
+        operand at ``position`` of an op at ``loc`` when equal (an op missing ``find`` often
+        has most operands of an earlier op there), else a new one."""
+        cdef list lists = self.parts.get(loc)
+        cdef list kept
+        cdef tuple entry
+        cdef Py_ssize_t k
+        if lists is None:
+            lists = self.parts[loc] = []
+        while len(lists) <= position:
+            lists.append([0])
+        kept = <list>lists[position]
+        for k in range(1, len(kept)):
+            entry = <tuple>kept[k]
+            if <bint>entry[2] == write and _equal(entry[0], buf) and _same_region(entry[1], region):
+                if kept[0] is not _ZERO:
+                    kept[0] = _ZERO
+                return entry
+        entry = (buf, region, write, (region, loc))
+        _remember(kept, entry)
+        return entry
 
 
 cdef object _ZERO = 0
+
+
+cdef int _remember(list kept, object entry) except -1:
+    """Append ``entry`` to ``[misses, entries...]`` (at most ``KEPT_ACCESSES``; each eviction
+    is a miss, a hit resets the count); after ``GIVE_UP`` misses in a row nothing is kept."""
+    cdef Py_ssize_t misses = kept[0]
+    if misses >= GIVE_UP:  # never repeated here
+        return 0
+    if len(kept) == 1 + KEPT_ACCESSES:
+        kept[0] = misses + 1
+        if misses + 1 >= GIVE_UP:
+            del kept[1:]
+            return 0
+        del kept[1]
+    kept.append(entry)
+    return 0
 
 cdef enum:
     KEPT_ACCESSES = 4  # access tuples kept per location
@@ -370,7 +403,7 @@ cdef class _Group:
         self.written, self.copy = tiles.written, tiles.copy_offset
 
     cdef tuple translate(self, object op, object name, bint accum, set used, object loc,
-                         object operands):
+                         object operands, _Memo memo):
         cdef list mems = [a for a in operands if type(a) is Access]
         if not mems:
             return ()
@@ -404,5 +437,5 @@ cdef class _Group:
             used.add(buf)
             if write:
                 self.written.add(buf)
-            out.append((buf, region, write, (region, loc)))
+            out.append(memo.access(loc, k, buf, region, write))
         return tuple(out)
