@@ -258,6 +258,8 @@ cdef class _Memo:
             return 0
         kept = self.by_loc.get(loc)
         if kept is None:
+            if len(self.by_loc) >= MEMO_LOCATIONS:  # locations that do not recur: start over
+                self.by_loc.clear()
             kept = self.by_loc[loc] = [0]
         return _remember(kept, (name, accum, used, operands, accesses))
 
@@ -271,6 +273,8 @@ cdef class _Memo:
         cdef tuple entry
         cdef Py_ssize_t k
         if lists is None:
+            if len(self.parts) >= MEMO_LOCATIONS:
+                self.parts.clear()
             lists = self.parts[loc] = []
         while len(lists) <= position:
             lists.append([0])
@@ -307,6 +311,7 @@ cdef int _remember(list kept, object entry) except -1:
 cdef enum:
     KEPT_ACCESSES = 4  # access tuples kept per location
     GIVE_UP = 64  # evictions in a row (no hit between) after which a location is forgotten
+    MEMO_LOCATIONS = 4096  # locations remembered at most (more: the memo starts over)
 
 
 cdef bint _same_operands(tuple a, tuple b, bint shapes) except -1:
