@@ -324,6 +324,17 @@ def test_equal_operands_on_other_units_or_with_other_shapes_compile_identically(
     assert_same_compiled(b.build(replicate=True))
 
 
+def test_more_locations_than_the_memo_keeps_compile_identically():
+    """Thousands of ops with their own location (the memo starts over) between recurring ones."""
+    b = TraceBuilder(ascend_machine())
+    g, u = b.buffer("g", (4, 8), "float16", "GM"), b.buffer("u", (2, 4, 8), "float16", "UB")
+    for k in range(5000):
+        b.op("tile.copy", "MTE2", 3, [b.whole(g), b.slot(u, k % 2)])
+        if k % 300 == 0:
+            b.op("tile.add", "V", 2, [b.slot(u, 0), b.slot(u, 1)], loc="again:1:1")
+    assert_same_compiled(b.build())
+
+
 @dataclass(slots=True)
 class _OtherOp(TraceOp):
     """A TraceOp subclass: the compiled loop reads its fields with getattr, not from slots."""
