@@ -335,6 +335,20 @@ def test_more_locations_than_the_memo_keeps_compile_identically():
     assert_same_compiled(b.build())
 
 
+def test_a_memo_resting_through_unique_locations_compiles_identically(producers):
+    """Ops with their own location long enough for the memo to rest (more than a window of
+    4,096 ops, few found), then recurring ops after the rest of 65,536 ops: it looks again."""
+    if producers == "pure":
+        pytest.skip("the memo is the compiled loop's")
+    b = TraceBuilder(ascend_machine())
+    g, u = b.buffer("g", (4, 8), "float16", "GM"), b.buffer("u", (2, 4, 8), "float16", "UB")
+    for k in range(72_000):
+        recurring = k >= 70_000 or k % 500 == 0
+        b.op("tile.copy", "MTE2", 3, [b.whole(g), b.slot(u, k % 2)],
+             loc=f"again:{k % 3}:1" if recurring else None)
+    assert_same_compiled(b.build())
+
+
 @dataclass(slots=True)
 class _OtherOp(TraceOp):
     """A TraceOp subclass: the compiled loop reads its fields with getattr, not from slots."""

@@ -224,21 +224,36 @@ cdef class _Memo:
     cache. What ``_TileTranslator`` computes from an op's memref operands depends only on their
     buffers, regions (and shapes, with several groups), the op's name and ``accumulate``, its
     location and the group; an entry also names the set of buffers its running agent uses, so a
-    hit has nothing left to note. Locations whose ops never repeat stop being remembered."""
+    hit has nothing left to note. Locations whose ops never repeat stop being remembered; when
+    fewer than one op in ``RARE_HITS`` of a window of ``WINDOW`` ops finds its accesses (a trace
+    whose every op has its own location), the memo rests for ``REST`` ops (it would only cost)."""
 
     cdef dict by_loc  # loc -> [misses, entries...], entries (name, accum, used, operands, accesses)
     cdef dict parts  # loc -> per operand position [misses, access tuples...]
     cdef bint shapes
+    cdef Py_ssize_t looked, hits, resting  # ops looked up and found in this window; ops to rest
 
     def __init__(self, bint shapes):
         self.by_loc, self.parts = {}, {}
         self.shapes = shapes
+        self.looked = self.hits = self.resting = 0
 
     cdef object find(self, object loc, object name, bint accum, set used, object operands):
         """The kept accesses of an op with these operands at ``loc``, or ``None``."""
-        cdef list kept = self.by_loc.get(loc)
+        cdef list kept
         cdef Py_ssize_t k
         cdef tuple entry
+        if self.resting:
+            self.resting -= 1
+            return None
+        self.looked += 1
+        if self.looked == WINDOW:
+            if self.hits * RARE_HITS < WINDOW:
+                self.resting = REST
+                self.by_loc.clear()
+                self.parts.clear()
+            self.looked = self.hits = 0
+        kept = self.by_loc.get(loc)
         if kept is None or type(operands) is not tuple:
             return None
         for k in range(1, len(kept)):
@@ -247,6 +262,7 @@ cdef class _Memo:
                     and _same_operands(<tuple>entry[3], <tuple>operands, self.shapes)):
                 if kept[0] is not _ZERO:
                     kept[0] = _ZERO  # a hit: the location's ops do repeat
+                self.hits += 1
                 return entry[4]
         return None
 
@@ -254,7 +270,7 @@ cdef class _Memo:
                   tuple accesses) except -1:
         """Remember the accesses of an op (the oldest of the location's entries goes)."""
         cdef list kept
-        if type(operands) is not tuple:
+        if type(operands) is not tuple or self.resting:
             return 0
         kept = self.by_loc.get(loc)
         if kept is None:
@@ -268,10 +284,13 @@ cdef class _Memo:
         """The access tuple ``(buf, region, write, (region, loc))``: one made before for the
         operand at ``position`` of an op at ``loc`` when equal (an op missing ``find`` often
         has most operands of an earlier op there), else a new one."""
-        cdef list lists = self.parts.get(loc)
+        cdef list lists
         cdef list kept
         cdef tuple entry
         cdef Py_ssize_t k
+        if self.resting:
+            return (buf, region, write, (region, loc))
+        lists = self.parts.get(loc)
         if lists is None:
             if len(self.parts) >= MEMO_LOCATIONS:
                 self.parts.clear()
@@ -312,6 +331,9 @@ cdef enum:
     KEPT_ACCESSES = 4  # access tuples kept per location
     GIVE_UP = 64  # evictions in a row (no hit between) after which a location is forgotten
     MEMO_LOCATIONS = 4096  # locations remembered at most (more: the memo starts over)
+    WINDOW = 4096  # ops per window of the memo's hit count
+    RARE_HITS = 16  # fewer hits than one op in this many: the memo rests
+    REST = 65536  # ops the memo rests for before it looks again
 
 
 cdef bint _same_operands(tuple a, tuple b, bint shapes) except -1:
