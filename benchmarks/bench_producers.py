@@ -6,8 +6,9 @@ Section `producers` of BENCHMARKS.md: `python benchmarks/run_all.py producers`.
    input of the engine benchmark in section `sim` (target: <= 0.10 s per 100k ops).
 2. The streamed lowering as `tilesched sim --full` runs it (`sim/stream.py`, `sim/replay.py`,
    `sim/lower.py`, `sim/chunk_compiler.py`) on the `--full` kernels of section `sim`: every issuer
-   group's chunks drained round robin with periodic iterations replayed, no engine (target:
-   <= 0.05 s per 100k ops, 0.5 us per op).
+   group's chunks drained round robin with periodic iterations replayed (whole periods at a
+   time with the compiled loops, ``replay.Repeat``), no engine (target: <= 0.05 s per 100k ops,
+   0.5 us per op).
 
 Each input is measured with the compiled per-op loops (`native_producers.pyx`, when built) and
 with the pure-Python ones (`TILESCHED_PURE_PYTHON=1`), side by side. The cyclic garbage collector
@@ -58,6 +59,7 @@ def drain(module, target) -> int:
     iterations replayed), fetching the groups' chunks round robin; returns the ops."""
     program = stream_module(module, target, {}, max_ops=None)
     program.lowering.replay = True
+    program.batch_replayed_iterations()  # as engine.FullRun (with the compiled loops only)
     sources = [program.chunks(i) for i in range(program.issuer_count)]
     live = list(range(len(sources)))
     while live:
