@@ -13,9 +13,13 @@ instructions that way, period after period, instead of lowering and compiling ev
 iteration lowered one by one.
 """
 
-from tilesched.sim.program import BALL, ENQ, INLINE, NOP, WAITG
+from tilesched.sim.program import ENQ, INLINE, MARK, reference_at
 
-cdef int _ENQ = ENQ, _INLINE = INLINE, _WAITG = WAITG, _NOP = NOP, _BALL = BALL
+cdef int _ENQ = ENQ, _INLINE = INLINE
+cdef Py_ssize_t _AT[32]  # per opcode: where its op reference sits (program.reference_at)
+assert MARK < 32
+for _code in range(MARK + 1):
+    _AT[_code] = reference_at(_code)
 
 
 def repeated_code(list templates, Py_ssize_t count, object delta, dict steps,
@@ -42,8 +46,8 @@ def repeated_code(list templates, Py_ssize_t count, object delta, dict steps,
 
 
 cdef tuple _moved(tuple ins, object delta, dict steps, long long vstride):
-    """One instruction a period later (where each layout keeps its op reference: see
-    ``program.sync_maker``)."""
+    """One instruction a period later (where each layout keeps its op reference:
+    ``program.reference_at``)."""
     cdef int op = ins[0]
     cdef tuple item
     if op == _ENQ or op == _INLINE:
@@ -52,7 +56,7 @@ cdef tuple _moved(tuple ins, object delta, dict steps, long long vstride):
         if accesses and steps:
             accesses = _moved_accesses(<tuple>accesses, steps, vstride)
         return (ins[0], ins[1], (item[0], item[1], item[2] + delta, accesses))
-    cdef Py_ssize_t at = 3 if op == _WAITG else 1 if op == _NOP or op == _BALL else 2
+    cdef Py_ssize_t at = _AT[op]
     if at == 1 and len(ins) == 2:
         return (ins[0], ins[1] + delta)
     if at == 2 and len(ins) == 3:

@@ -461,6 +461,12 @@ class _SyncTranslator:
         return kept[-1]
 
 
+def reference_at(code: int) -> int:
+    """Where an issuer instruction of opcode ``code`` other than ``ENQ``/``INLINE`` keeps its op
+    reference (those two keep it in their item, ``ins[2][2]``)."""
+    return 3 if code == WAITG else 1 if code in (NOP, BALL) else 2
+
+
 def sync_maker(ins: tuple | None):
     """A function putting an op reference into a sync instruction translated with reference 0
     (where each layout keeps it: see ``IssuerWalk._issuer_op_index``); ``None`` for none."""
@@ -470,7 +476,7 @@ def sync_maker(ins: tuple | None):
     if code == ENQ:
         agent, (item, flag, _, accesses) = ins[1], ins[2]
         return lambda ref: (ENQ, agent, (item, flag, ref, accesses))
-    at = 3 if code == WAITG else 1 if code in (NOP, BALL) else 2
+    at = reference_at(code)
     head, tail = ins[:at], ins[at + 1:]
     if at == 1 and not tail:
         return lambda ref: (code, ref)
@@ -489,7 +495,7 @@ def sync_template(ins: tuple | None) -> tuple | None:
     code = ins[0]
     if code == ENQ:
         return ins, -1
-    return ins, 3 if code == WAITG else 1 if code in (NOP, BALL) else 2
+    return ins, reference_at(code)
 
 
 class _TileTranslator:

@@ -80,12 +80,10 @@ class LoopReplay:
         earlier = self.recorded.get(n - period)
         if earlier is None:
             return None
-        plan = self.plans.get(n - period)
+        plan = self._plan_of(n - period, earlier)
         if plan is None:
-            plan = self._plan(earlier)
-            if plan is None:
-                self.segment = None
-                return None
+            self.segment = None
+            return None
         moved = self._moved(earlier, plan)
         self._record(n, moved, plan)
         self.frame.carried = segment.carried_at(n + 1)
@@ -105,9 +103,8 @@ class LoopReplay:
         periods = min((segment.end - n) // period, max_ops // max(length, 1))
         if length == 0 or periods < 2:
             return None
-        plans = [self.plans.get(m) for m in range(n - period, n)]
-        plans = [plan if plan is not None else self._plan(ops) for plan, ops in zip(plans, earlier,
-                                                                                   strict=True)]
+        plans = [self._plan_of(m, ops) for m, ops in zip(range(n - period, n), earlier,
+                                                         strict=True)]
         if any(plan is None for plan in plans):
             return None
         count = periods * period
@@ -179,6 +176,11 @@ class LoopReplay:
                 moved[k] = (buf, tuple(bounds))
             out[position] = (sid, tuple(moved))
         return out
+
+    def _plan_of(self, n: int, ops: list) -> tuple | None:
+        """What moves in iteration ``n``'s ``ops`` (kept when it was replayed, else derived)."""
+        plan = self.plans.get(n)
+        return plan if plan is not None else self._plan(ops)
 
     def _plan(self, ops: list) -> tuple | None:
         """What moves in ``ops`` after one period: ``(position, ((operand, ((dim, step),
