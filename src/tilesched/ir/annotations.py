@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from tilesched.ir.arith_eval import EVALUATED, fold
 from tilesched.ir.tile import (
     ASYNC,
     ASYNC_STAGES,
@@ -124,20 +125,21 @@ def constant_window_errors(op: Operation) -> list[str]:
     return []
 
 
-_FOLD = {arith.AddiOp: lambda a, b: a + b, arith.SubiOp: lambda a, b: a - b,
-         arith.MuliOp: lambda a, b: a * b}
-
-
 def constant_index(value: SSAValue, depth: int = 8) -> int | None:
-    """The integer ``value`` always holds, when it is a constant or a sum, difference or
-    product of constants (``depth`` bounds the expression); None otherwise."""
+    """The integer ``value`` always holds, when it is a constant or an ``arith`` expression of
+    constants (``depth`` bounds the expression; folded by ``ir/arith_eval``, the simulator's
+    semantics); None otherwise."""
     owner = value.owner
     if isinstance(owner, arith.ConstantOp):
         attr = owner.value
         return attr.value.data if isinstance(attr, IntegerAttr) else None
-    fold = _FOLD.get(type(owner))
-    if fold is None or depth == 0:
+    if depth == 0 or not isinstance(owner, Operation) or owner.name not in EVALUATED:
         return None
-    left = constant_index(owner.operands[0], depth - 1)
-    right = constant_index(owner.operands[1], depth - 1) if left is not None else None
-    return None if right is None else fold(left, right)
+    values = []
+    for operand in owner.operands:
+        known = constant_index(operand, depth - 1)
+        if known is None:
+            return None
+        values.append(known)
+    result = fold(owner, values)
+    return int(result) if isinstance(result, int) else None

@@ -32,11 +32,10 @@ The walks live in ``issuers.py`` and ``units.py``; this module holds the state a
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 from collections import deque
 
+from tilesched.gc_pause import paused_gc
 from tilesched.sim.critical_path import new_bound_tracker
 from tilesched.sim.flags import FlagTable
 from tilesched.sim.happens_before import RaceDetector, RaceSide
@@ -257,7 +256,7 @@ def simulate(trace: Trace, check_races: bool = True, record: bool = False,
     """Simulate a trace: timing, races (unless disabled), deadlock and sync violations."""
     pipelined = any(spec.pipelined for spec in trace.machine.units.values())
     accesses = check_races or bound or pipelined
-    with _no_cyclic_gc():  # (around the run's end too: the program is freed before it resumes)
+    with paused_gc():  # (around the run's end too: the program is freed before it resumes)
         if not record:
             return FullRun(lambda: compile_trace(trace, with_accesses=accesses), check_races,
                            bound).run()
@@ -298,7 +297,7 @@ class FullRun:
         self.progress = None
 
     def run(self) -> SimResult:
-        with _no_cyclic_gc():
+        with paused_gc():
             self.p = self.make_program()
             if native_enabled() and not self.p.static_violations:
                 result = self._native()
@@ -346,7 +345,7 @@ class FullRun:
 
 def run_engine(engine: Engine) -> SimResult:
     """Run an engine built by the caller (who keeps it, e.g. to report an interrupted run)."""
-    with _no_cyclic_gc():
+    with paused_gc():
         return engine.run()
 
 
@@ -354,19 +353,7 @@ def simulate_program(program: Program, check_races: bool = True, record: bool = 
                      bound: bool = True, steady: bool = False) -> SimResult:
     """Simulate a compiled program (a trace's, or a streamed lowering's); with ``steady``, a
     streamed program's loops may be extrapolated once their state repeats (``steady.py``)."""
-    with _no_cyclic_gc():
+    with paused_gc():
         return Engine(program, check_races=check_races, record=record, bound=bound,
                       steady=steady).run()
 
-
-@contextlib.contextmanager
-def _no_cyclic_gc():
-    """Pause the cyclic garbage collector: the engine allocates millions of small tuples and no
-    reference cycles, and full collections over its large lists would dominate."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

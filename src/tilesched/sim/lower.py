@@ -24,7 +24,6 @@ model) are :class:`~tilesched.diagnostics.TileschedError` located at the op.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 
 from xdsl.dialects import affine, arith, func, memref, scf
@@ -45,6 +44,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from tilesched.analysis.units import op_cycles
 from tilesched.diagnostics import TileschedError
+from tilesched.ir.arith_eval import EVALUATED, evaluate
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import (
     FUSION_GROUP,
@@ -489,10 +489,10 @@ class Lowering:
             dims = op.map.data.num_dims
             return op.map.data.eval(operands[:dims], operands[dims:])[0]
         values = [self.value(v, op) for v in op.operands]
-        if op.name not in _ARITH:
+        if op.name not in EVALUATED:
             raise TileschedError(f"the simulator does not evaluate '{op.name}'", location_of(op))
         try:
-            return _wrap(op, _ARITH[op.name](op, *values))
+            return evaluate(op, values)
         except ZeroDivisionError:
             raise TileschedError(f"division by zero in '{op.name}'", location_of(op)) from None
         except (OverflowError, ValueError, TypeError) as err:  # shifts, float -> int of inf/nan
@@ -658,15 +658,6 @@ def _tile_props(op: TileOp) -> dict:
     return props
 
 
-def _cmpi(op, a, b):
-    """``arith.cmpi`` predicates 0..9: eq ne slt sle sgt sge ult ule ugt uge."""
-    predicate = op.predicate.value.data
-    if predicate >= 6:  # unsigned: compare as 64-bit unsigned
-        a, b = a % (1 << 64), b % (1 << 64)
-        predicate -= 4
-    return [a == b, a != b, a < b, a <= b, a > b, a >= b][predicate]
-
-
 def _argument_value(name: str, value: int | float, type_, fn: func.FuncOp) -> int | float:
     """An ``--arg`` value as the argument's type needs it: index and integer arguments take
     integers only (``--arg n=2.5`` is refused, never truncated)."""
@@ -674,85 +665,6 @@ def _argument_value(name: str, value: int | float, type_, fn: func.FuncOp) -> in
         raise TileschedError(f"--arg {name}={value}: %{name} of @{fn.sym_name.data} is {type_}, "
                              "which needs an integer", location_of(fn))
     return float(value) if isinstance(type_, AnyFloat) else value
-
-
-def _bit_width(op: Operation) -> int:
-    """Bits of an op's integer result (index: 64)."""
-    result = op.results[0].type if op.results else None
-    return result.width.data if isinstance(result, IntegerType) else 64
-
-
-def _wrap(op: Operation, value):
-    """Integer results wrap around at their bit width, as on the machine (Python ints do not:
-    a loop squaring a value would otherwise grow it without bound)."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        return value
-    width = _bit_width(op)
-    if width == 1:
-        return value & 1
-    half = 1 << (width - 1)
-    return (value + half) % (1 << width) - half
-
-
-def _shift(op: Operation, a: int, b: int, left: bool) -> int:
-    """``arith.shli`` / ``shrsi`` / ``shrui``: amounts outside 0..width-1 give poison in MLIR,
-    an error here."""
-    width = _bit_width(op)
-    if not 0 <= b < width:
-        raise ValueError(f"shift amount {b} is outside 0..{width - 1}")
-    if left:
-        return a << b
-    return (a % (1 << width)) >> b if op.name == "arith.shrui" else a >> b
-
-
-def _trunc_div(a: int, b: int) -> int:
-    """Integer division rounding toward zero (``arith.divsi``)."""
-    quotient = abs(a) // abs(b)
-    return quotient if (a >= 0) == (b >= 0) else -quotient
-
-
-_ARITH = {
-    "arith.addi": lambda op, a, b: a + b,
-    "arith.subi": lambda op, a, b: a - b,
-    "arith.muli": lambda op, a, b: a * b,
-    "arith.divsi": lambda op, a, b: _trunc_div(a, b),
-    "arith.divui": lambda op, a, b: a // b,
-    "arith.floordivsi": lambda op, a, b: a // b,
-    "arith.ceildivsi": lambda op, a, b: -(-a // b),
-    "arith.ceildivui": lambda op, a, b: -(-a // b),
-    "arith.remsi": lambda op, a, b: a - b * _trunc_div(a, b),
-    "arith.remui": lambda op, a, b: a % b,
-    "arith.minsi": lambda op, a, b: min(a, b),
-    "arith.maxsi": lambda op, a, b: max(a, b),
-    "arith.minui": lambda op, a, b: min(a, b),
-    "arith.maxui": lambda op, a, b: max(a, b),
-    "arith.andi": lambda op, a, b: a & b,
-    "arith.ori": lambda op, a, b: a | b,
-    "arith.xori": lambda op, a, b: a ^ b,
-    "arith.shli": lambda op, a, b: _shift(op, a, b, left=True),
-    "arith.shrsi": lambda op, a, b: _shift(op, a, b, left=False),
-    "arith.shrui": lambda op, a, b: _shift(op, a, b, left=False),
-    "arith.cmpi": _cmpi,
-    "arith.select": lambda op, c, a, b: a if c else b,
-    "arith.index_cast": lambda op, a: int(a),
-    "arith.index_castui": lambda op, a: int(a),
-    "arith.extsi": lambda op, a: a,
-    "arith.extui": lambda op, a: a,
-    "arith.trunci": lambda op, a: a,
-    "arith.addf": lambda op, a, b: a + b,
-    "arith.subf": lambda op, a, b: a - b,
-    "arith.mulf": lambda op, a, b: a * b,
-    "arith.divf": lambda op, a, b: a / b if b else math.copysign(math.inf, a) if a else math.nan,
-    "arith.negf": lambda op, a: -a,
-    "arith.maximumf": lambda op, a, b: max(a, b),
-    "arith.minimumf": lambda op, a, b: min(a, b),
-    "arith.sitofp": lambda op, a: float(a),
-    "arith.uitofp": lambda op, a: float(a),
-    "arith.fptosi": lambda op, a: int(a),
-    "arith.fptoui": lambda op, a: int(a),
-    "arith.extf": lambda op, a: a,
-    "arith.truncf": lambda op, a: a,
-}
 
 
 def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:

@@ -18,8 +18,7 @@ added marked. The modules split by concern:
 
 from __future__ import annotations
 
-import gc
-
+from tilesched.gc_pause import paused_gc
 from tilesched.report.html.model import RunInput, Strings, run_data
 from tilesched.report.html.page import render_page
 
@@ -31,16 +30,11 @@ def report_html(title: str, runs: list[RunInput], listings: list[dict], meta: di
     allocates millions of small objects and no cycles, and full collections over a 100k-op
     trace would dominate.
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         strings = Strings()
         data = {"meta": meta, "runs": [run_data(run, strings) for run in runs],
                 "listings": listings, "strings": strings.items}
         return render_page(title, data)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 __all__ = ["RunInput", "report_html"]

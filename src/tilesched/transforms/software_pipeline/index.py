@@ -14,19 +14,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, i1
 from xdsl.ir import Operation, SSAValue
 
 from tilesched.analysis.affine import constant_value
-
-_FOLD = {
-    "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b,
-    "arith.muli": lambda a, b: a * b, "arith.remui": lambda a, b: a % b if b else None,
-    "arith.floordivsi": lambda a, b: a // b if b else None,
-    "arith.divui": lambda a, b: a // b if b else None,
-    "arith.minsi": min, "arith.maxsi": max,
-}
-_CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "slt": lambda a, b: a < b,
-        "sle": lambda a, b: a <= b, "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b,
-        "ult": lambda a, b: a < b, "ule": lambda a, b: a <= b, "ugt": lambda a, b: a > b,
-        "uge": lambda a, b: a >= b}
-_CMP_NAMES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+from tilesched.ir.arith_eval import fold as fold_arith
 
 
 class IndexMath:
@@ -139,13 +127,12 @@ class IndexMath:
             return None
         if not all(isinstance(v.type, IndexType) for v in operands):
             return None
-        if op.name in _FOLD:
-            result = _FOLD[op.name](*values)
-            return None if result is None else self.const(result)
+        result = fold_arith(op, values)
+        if result is None:
+            return None
         if isinstance(op, arith.CmpiOp):
-            predicate = _CMP_NAMES[op.predicate.value.data]
-            return self.const(int(_CMP[predicate](*values)), bool_=True)
-        return None
+            return self.const(int(result), bool_=True)
+        return self.const(result)
 
 
 def constants_before(op: Operation) -> list[SSAValue]:
