@@ -1,6 +1,6 @@
 """What an order of a segment costs: the flags insert-sync will plan, and their cycles.
 
-:func:`evaluate_order` mirrors ``sync_flags.FlagSync`` on a :class:`Segment`: a loop body
+:func:`evaluate_order` mirrors ``insert_sync.flags.FlagSync`` on a :class:`Segment`: a loop body
 without boundaries is planned with :func:`plan_loop_flags` (back-edge flags for loop-carried
 dependences), anything else is cut at boundary control nodes and each piece planned with
 :func:`plan_flags`, fresh. The synchronized order is then timed by
@@ -69,7 +69,7 @@ def evaluate_order(segment: Segment, order: list[int], machine: Machine,
                    variant: str = "original") -> OrderCost:
     """Plan the flags of ``order`` exactly as insert-sync does, and time the result.
 
-    Mirrors ``sync_flags.FlagSync``: a loop body without boundaries is planned with
+    Mirrors ``insert_sync.flags.FlagSync``: a loop body without boundaries is planned with
     :func:`plan_loop_flags` (back-edge flags for loop-carried dependences); otherwise the
     order is cut at boundary control nodes and each piece planned with :func:`plan_flags`.
     """

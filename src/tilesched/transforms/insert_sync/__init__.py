@@ -1,6 +1,6 @@
 """The ``insert-sync`` pass: the synchronization each target family needs.
 
-- flags (Ascend): ``sync_flags.FlagSync`` — set/wait pairs per cross-unit
+- flags (Ascend): ``insert_sync.flags.FlagSync`` — set/wait pairs per cross-unit
   dependence not already implied, event ids within the target's limit and
   reused only along happens-before, back-edge flags for loop-carried
   dependences (pre-set before the loop, drained after it);
