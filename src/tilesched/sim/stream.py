@@ -33,6 +33,7 @@ from tilesched.sim.chunk_compiler import MAX_STATIC, GroupCompiler, native_enabl
 from tilesched.sim.lower import Lowering, StaticOp, find_function
 from tilesched.sim.program import (
     INLINE,
+    ITER,
     InstructionCompiler,
     MemoryUse,
     Program,
@@ -48,6 +49,18 @@ class _SyncOp(NamedTuple):
     name: str
     props: dict
     loc: str
+
+
+def _place(chunk, frame, tag) -> object:
+    """Which chunk of its iteration of ``frame``'s loop ``chunk`` is, the same whether or not
+    loops nested in that iteration were extrapolated: the chunk ending at the next iteration's
+    mark is "the last one" (its ordinal counts the chunks of the nested loops' iterations, fewer
+    where a nested loop skipped some); any other chunk is named by its ordinal (the steady-state
+    controller only cuts where, in a loop with nested loops, that is the first chunk)."""
+    mark = chunk.mark
+    if mark is not None and mark[0] == ITER and mark[1] is frame:
+        return "last"
+    return tag[2]
 
 
 class StreamedProgram(Program):
@@ -135,7 +148,7 @@ class StreamedProgram(Program):
                 continue
             chunk = stream.chunks[stream.next[i] - 1 - stream.first]
             tag = next(w for w in chunk.where if w[0] is frame)
-            targets[i] = (tag[1] + skipped, tag[2])
+            targets[i] = (tag[1] + skipped, _place(chunk, frame, tag))
         first = min(x for x, _ in targets.values())
         self.lowering.jump(frame, first, positions[first - skipped] + advance,
                            segment.carried_at(first))
@@ -146,7 +159,7 @@ class StreamedProgram(Program):
             produced.append(chunk)
             tag = next((w for w in chunk.where if w[0] is frame), None)
             for i, target in targets.items():
-                if i not in found and tag is not None and (tag[1], tag[2]) == target:
+                if i not in found and tag is not None and (tag[1], _place(chunk, frame, tag)) == target:
                     found[i] = len(produced) - 1
             if chunk.mark is None or (tag is not None and tag[1] > max(x for x, _ in targets.values())):
                 raise RuntimeError("steady-state jump: the lowering did not repeat its chunks")
