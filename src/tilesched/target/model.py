@@ -57,6 +57,11 @@ class FusionModel:
         return 2 * math.ceil(elements * 4 / bytes_per_cycle) if bytes_per_cycle > 0 else 0
 
 
+def microseconds(cycles: int | float, frequency_hz: float | None) -> float | None:
+    """``cycles`` at a clock of ``frequency_hz``, in microseconds; None without a clock."""
+    return cycles / frequency_hz * 1e6 if frequency_hz else None
+
+
 def round_half_up(value: float) -> int:
     """``value`` rounded to the nearest integer, halves away from zero (C's ``llround``, which the
     vendor's formula uses), and never below 0."""
@@ -206,7 +211,7 @@ class Target:
 
     def microseconds(self, cycles: int | float) -> float | None:
         """``cycles`` at the target's clock, in microseconds; None when it gives no clock."""
-        return cycles / self.frequency_hz * 1e6 if self.frequency_hz else None
+        return microseconds(cycles, self.frequency_hz)
 
     def route(self, op: str, read_spaces: tuple[str, ...], dst_space: str | None) -> Route | None:
         """The first routing rule that matches, or ``None`` when no unit can run the op.
