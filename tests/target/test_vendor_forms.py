@@ -4,9 +4,12 @@ head + fractals, per-route element sizes, and the clock (docs/targets.md, "Laten
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tilesched.diagnostics import TileschedError
 from tilesched.target import OperandShape, load_target, parse_target
+from tilesched.target.model import VectorFormula
 
 TARGET = """
 name = "vendor-forms"
@@ -144,3 +147,21 @@ def test_errors_in_the_new_keys_are_located(edit, message):
         parse_target(TARGET.replace(*edit), "forms.toml")
     assert message in info.value.message
     assert str(info.value.loc).startswith("forms.toml:")
+
+
+@settings(max_examples=200, deadline=None)
+@given(columns=st.lists(st.integers(1, 1024), min_size=1, max_size=8, unique=True),
+       wanted=st.integers(1, 2048), rows=st.integers(1, 256))
+def test_nearest_column_rule_on_random_tables(columns, wanted, rows):
+    """The row chosen for a column count not in the table is the nearest one, the larger on a
+    tie; the cost grows with the rows (slopes are non-negative)."""
+    formula = VectorFormula(tuple(("f32", c, c / 1000, c % 7) for c in columns))
+    slope, bias = formula.lookup("f32", wanted)
+    chosen = round(slope * 1000)
+    assert chosen in columns
+    assert all(abs(c - wanted) > abs(chosen - wanted)
+               or (abs(c - wanted) == abs(chosen - wanted) and c <= chosen) for c in columns)
+    if wanted in columns:
+        assert chosen == wanted
+    assert formula.cycles("f32", (rows, wanted)) <= formula.cycles("f32", (rows + 1, wanted))
+    assert formula.lookup("f16", wanted) is None
