@@ -19,7 +19,7 @@ Three checks (issue 30 item 4):
    reimplemented: that header does not compile on its own), L0C sources counted at 2 bytes per
    element (`cce_costmodel_memory.hpp:110,120`). The lightweight model's own transfer path is not
    used: it divides bytes by the GiB/s figure as if it were bytes per microsecond
-   (`formula_backend_transfer.hpp:60` -> `arch_config.hpp:321-330`), 1074x slower. Matmuls
+   (`formula_backend_transfer.hpp:76` -> `arch_config.hpp:321-330`), 1074x slower. Matmuls
    against `EstimateCycles(TMATMUL)` (C++) and `TryEstimateMadCycles` as written (Python).
 3. **Public hardware measurements** (validation only: nothing is fitted to them). GEMM: the
    `kernels/manual/a2a3/gemm_performance` README of hw-native-sys/pto-isa (A3, 24 cores, per-engine
