@@ -49,7 +49,9 @@ def durations(text: str) -> list[int]:
 def test_a_fused_span_pays_the_startup_once_and_keeps_intermediates_in_registers():
     plain, fused = durations(softmax(False)), durations(softmax(True))
     v = A2.units["V"]
-    assert fused[0] == plain[0]  # the head reads %xf from UB: unchanged
+    # the head pays the unit's startup and streams %xf from UB (the fused-span model's figures;
+    # unfused, ascend-a2's V ops cost the vendor's per-op formulas instead: docs/fuse-tiles.md)
+    assert fused[0] == v.fixed + -(-64 * 128 * 4 // int(v.bytes_per_cycle))
     assert all(f < p for f, p in zip(fused[1:], plain[1:], strict=True))
     # exp reads %xf (written by rowexpand_sub in the span) and its %e dies in the span
     assert fused[2] == v.fusion.member_fixed + 2 * -(-64 * 128 * 4 // 768)

@@ -209,7 +209,8 @@ def test_a_target_with_an_absurd_bandwidth_is_refused_with_its_line(tmp_path, ca
     bad.write_text(text)
     path = kernel(tmp_path, f"  tile.load %a, %u : {GM}, {UB}")
     code, err = run(["sim", path, "--target", str(bad)], capsys)
-    line = text.splitlines().index("bytes_per_cycle = nan       # assumption: 256 B/cycle vector datapath") + 1
+    line = next(number for number, content in enumerate(text.splitlines(), 1)
+                if content.startswith("bytes_per_cycle = nan"))
     assert code == 2 and f"bad.toml:{line}:1: error: units.V.bytes_per_cycle: must be a finite number, got nan" in err
 
 

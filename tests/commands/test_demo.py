@@ -21,6 +21,10 @@ def test_demo_rows_are_correct(kernel, capsys):
         assert row["error"] == "" and row["races"] == 0 and row["faults"] == 0, row
         assert row["equivalent"] is True
         assert row["cycles"] >= row["bound"] > 0
+        # microseconds at the target's clock: ascend-a2 gives one, cuda-sm80 none
+        clock = {"ascend_gemm": 1.85e9, "cuda_gemm": None}[kernel]
+        assert row["time_us"] == (None if clock is None else pytest.approx(row["cycles"] / clock * 1e6,
+                                                                             abs=1e-4))
 
 
 def test_demo_table(capsys):

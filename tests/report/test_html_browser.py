@@ -138,7 +138,10 @@ def test_loads_offline_without_errors_with_one_row_per_unit_and_both_runs(report
     summary = view.page.inner_text("#summary-table")
     assert "before" in summary and "after" in summary and "difference" in summary
     cycles_row = view.page.inner_text("#summary-table tr[data-key='cycles']")
-    assert "4,736" in cycles_row and "7,407" in cycles_row and "+2,671" in cycles_row
+    assert "3,360" in cycles_row and "5,464" in cycles_row and "+2,104" in cycles_row
+    # ascend-a2 gives a clock (1.85 GHz): a time row in microseconds beside the cycles
+    time_row = view.page.inner_text("#summary-table tr[data-key='time (\u00b5s)']")
+    assert f"{3360 / 1850:.3f}" in time_row and f"{5464 / 1850:.3f}" in time_row
     assert "15 lines added" in view.page.inner_text("#listing-marks")
 
 

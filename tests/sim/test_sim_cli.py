@@ -64,6 +64,25 @@ def test_sim_json_contract_fields(tmp_path, capsys):
     assert report["cycles"] >= report["bound"] > 0
 
 
+@pytest.mark.parametrize("full", [[], ["--full"]], ids=["steady", "full"])
+def test_sim_gives_time_us_when_the_target_has_a_clock(tmp_path, capsys, full):
+    """ascend-a2 gives frequency_hz: --json has time_us = cycles at that clock, the text shows
+    it beside the cycles; ascend-910a gives no clock: cycles only."""
+    path = _write(tmp_path, "ok.mlir")
+    assert main(["sim", path, "--arg", "n=3", "--json", *full]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["frequency_hz"] > 0
+    assert report["time_us"] == pytest.approx(report["cycles"] / report["frequency_hz"] * 1e6, abs=1e-4)
+    assert main(["sim", path, "--arg", "n=3", *full]) == 0
+    text = capsys.readouterr().out
+    assert f"cycles     {report['cycles']}  (" in text and " us at " in text
+    assert main(["sim", path, "--arg", "n=3", "--json", "--target", "ascend-910a", *full]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert "time_us" not in report and "frequency_hz" not in report
+    assert main(["sim", path, "--arg", "n=3", "--target", "ascend-910a", *full]) == 0
+    assert " us at " not in capsys.readouterr().out
+
+
 def test_sim_reports_a_race_and_exits_1(tmp_path, capsys):
     path = _write(tmp_path, "racy.mlir", ("", FLAGS[1], FLAGS[2]))
     assert main(["sim", path, "--arg", "n=2", "--json"]) == 1

@@ -71,7 +71,9 @@ def test_zero_trip_loop_and_simulation():
     # the side earlier in the source
     assert [(r.first.op, r.second.op, r.count) for r in result.races] == [
         ("tile.load", "tile.muls", 4)]
-    assert {v.kind for v in result.violations} == {"unordered-flag-reuse"}
+    # and the flag's reuse is unordered; the loads (GM->UB at the vendor's rate) outrun the muls,
+    # so this timing also sets the flag while it is still set
+    assert {v.kind for v in result.violations} == {"unordered-flag-reuse", "double-set"}
 
 
 def test_missing_and_unknown_args_are_located_errors():

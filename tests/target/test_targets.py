@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from tilesched.diagnostics import TileschedError
@@ -70,11 +72,13 @@ def test_cuda_and_amd_routing():
 def test_latency_model():
     a2 = load_target("ascend-a2")
     rule = a2.route("tile.copy", ("L1",), "L0A")
-    tile = OperandShape((128, 64), 2)  # 16 KiB
-    assert a2.cycles("tile.copy", rule, [tile, tile]) == 8 + -(-16384 // 130)
+    tile = OperandShape((128, 64), 2, "f16")  # 16 KiB at 441 GiB/s, 1.85 GHz, no fixed term
+    assert a2.cycles("tile.copy", rule, [tile, tile]) == math.ceil(16384 / (441 * 2**30 / 1.85e9))
     mm = a2.route("tile.matmul", ("L0A", "L0B"), "L0C")
-    a, b, c = OperandShape((128, 64), 2), OperandShape((64, 128), 2), OperandShape((128, 128), 4)
-    assert a2.cycles("tile.matmul", mm, [a, b, c]) == 4 * 21 + 128 * 128 * 64 // 4096
+    a, b = OperandShape((128, 64), 2, "f16"), OperandShape((64, 128), 2, "f16")
+    c = OperandShape((128, 128), 4, "f32")
+    # a 6-cycle head + one 16x16x16 f16 fractal per cycle
+    assert a2.cycles("tile.matmul", mm, [a, b, c]) == 6 + (128 // 16) * (64 // 16) * (128 // 16)
 
 
 def test_user_toml_file_is_accepted_by_path(tmp_path):

@@ -10,7 +10,7 @@ from xdsl.ir import Operation
 
 from tilesched.analysis.fusion_cost import fused_op_cycles
 from tilesched.ir.tile import FUSION_GROUP, SlotOp, StageBorderOp, TileOp, ViewOp
-from tilesched.ir.types import element_bytes, memory_space, memref_shape
+from tilesched.ir.types import element_bytes, element_type_name, memory_space, memref_shape
 from tilesched.target.model import OperandShape, Route, Target
 
 
@@ -39,7 +39,7 @@ def op_cycles(op: Operation, target: Target, rule: Route | None = None) -> int:
         fused = fused_op_cycles(op, target, rule)
         if fused is not None:
             return fused
-    shapes = [OperandShape(memref_shape(v.type), element_bytes(v.type))
+    shapes = [OperandShape(memref_shape(v.type), element_bytes(v.type), element_type_name(v.type))
               for v in op.operands if isinstance(v.type, MemRefType)]
     return target.cycles(op.name, rule, shapes)
 

@@ -54,6 +54,7 @@ class Row:
     label: str
     pipeline: str
     cycles: int = 0
+    time_us: float | None = None  # cycles at the target's clock, when it gives one
     bound: int = 0
     sync_ops: int = 0
     peak_events: int = 0
@@ -155,6 +156,7 @@ def _run_flow(label: str, pipeline: str, source: str, target, reference) -> Row:
         candidate = lower_module(module, target)
         result = simulate(candidate)
         row.cycles, row.bound, row.sync_ops = result.cycles, result.bound, result.sync_ops
+        row.time_us = None if result.time_us is None else round(result.time_us, 4)
         row.peak_events = max(result.peak_live_events.values(), default=0)
         row.races = len(result.races)
         row.faults = len(result.violations) + (1 if result.deadlock else 0)
@@ -169,7 +171,9 @@ def _run_flow(label: str, pipeline: str, source: str, target, reference) -> Row:
 def _table(example, target: str, rows: list[Row], title: str = "") -> str:
     what = f"{title}: " if title else ""
     lines = [f"tilesched demo: {what}{example.name} ({example.summary}) on {target}", ""]
-    header = f"{'flow':<48} {'cycles':>7} {'bound':>6} {'ratio':>6} {'sync':>5} {'peak':>5} " \
+    timed = any(r.time_us is not None for r in rows)
+    us = f" {'us':>8}" if timed else ""
+    header = f"{'flow':<48} {'cycles':>7}{us} {'bound':>6} {'ratio':>6} {'sync':>5} {'peak':>5} " \
              f"{'races':>5} {'faults':>6} {'equiv':>6} {'spans':>5}"
     lines += [header, "-" * len(header)]
     for r in rows:
@@ -178,11 +182,15 @@ def _table(example, target: str, rows: list[Row], title: str = "") -> str:
             continue
         ratio = f"{r.cycles / r.bound:.2f}" if r.bound else "-"
         equiv = "-" if r.equivalent is None else ("yes" if r.equivalent else "NO")
-        lines.append(f"{r.label:<48} {r.cycles:>7} {r.bound:>6} {ratio:>6} {r.sync_ops:>5} "
+        time = f" {r.time_us:>8.3f}" if timed and r.time_us is not None else " " * len(us)
+        lines.append(f"{r.label:<48} {r.cycles:>7}{time} {r.bound:>6} {ratio:>6} {r.sync_ops:>5} "
                      f"{r.peak_events:>5} {r.races:>5} {r.faults:>6} {equiv:>6} {r.spans:>5}")
     lines += ["", "cycles: simulated; bound: max(busiest unit, RAW critical path); sync: sync ops "
               "executed; peak: most live events of one unit pair; faults: deadlock + violations;",
               "spans: fused spans executed (fuse-tiles: one vector loop each, docs/fuse-tiles.md);",
               "equiv: same argument buffers as the kernel run in program order "
-              "(tilesched equiv). 'as written' has no sync, so the simulator reports its races.", ""]
+              "(tilesched equiv). 'as written' has no sync, so the simulator reports its races."]
+    if timed:
+        lines.append("us: the cycles in microseconds at the target's clock (frequency_hz, docs/targets.md).")
+    lines.append("")
     return "\n".join(lines)

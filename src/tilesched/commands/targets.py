@@ -24,6 +24,7 @@ def describe(target: Target) -> dict:
         "sync": target.sync,
         "event_limit": target.event_limit,
         "issuers": list(target.issuers),
+        "frequency_hz": target.frequency_hz,
         "units": {u.name: {"kind": u.kind, "pipelined": u.pipelined} for u in target.units.values()},
         "spaces": {s.name: {"capacity": s.capacity, "global": s.is_global} for s in target.spaces.values()},
     }
@@ -53,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
                            for s in target.spaces.values())
         print(f"  spaces:  {spaces}")
         print(f"  sync:    {_sync_summary(target)}")
+        if target.frequency_hz:
+            print(f"  clock:   {target.frequency_hz / 1e9:g} GHz (times in microseconds)")
     return 0
 
 

@@ -6,9 +6,13 @@ from tilesched.sim.result import SimResult
 
 
 def sim_json(result: SimResult) -> dict:
-    """The contract fields of §5 first, then extras (``ratio``, ``bound_reason``, ...)."""
+    """The contract fields of §5 first (``time_us`` when the target has a clock), then extras
+    (``ratio``, ``bound_reason``, ...)."""
+    clock = {} if result.frequency_hz is None else {
+        "time_us": round(result.time_us, 4), "frequency_hz": result.frequency_hz}
     return {
         "cycles": result.cycles,
+        **clock,
         "bound": result.bound,
         "races": [race.to_json() for race in result.races],
         "deadlock": None if result.deadlock is None

@@ -11,7 +11,7 @@ def sim_table(result: SimResult, title: str = "") -> str:
     ratio = f"{result.ratio:.3f}" if result.ratio is not None else "-"
     lines += [
         f"  target     {result.machine}",
-        f"  cycles     {result.cycles}",
+        f"  cycles     {result.cycles}{_time(result)}",
         f"  bound      {result.bound}  ({result.bound_reason})",
         f"  ratio      {ratio}  (cycles / bound)",
         f"  ops        {result.ops_executed} tile ops, {result.sync_ops} sync ops",
@@ -23,6 +23,18 @@ def sim_table(result: SimResult, title: str = "") -> str:
         lines += ["", f"  peak live events: {peaks}"]
     lines += ["", *findings_lines(result)]
     return "\n".join(lines) + "\n"
+
+
+def _time(result: SimResult) -> str:
+    """``  (1.234 us at 1.85 GHz)`` when the target gives a clock, else nothing."""
+    if result.time_us is None:
+        return ""
+    return f"  ({format_us(result.time_us)} at {result.frequency_hz / 1e9:g} GHz)"
+
+
+def format_us(time_us: float) -> str:
+    """A time in microseconds with 4 significant digits (``12.34 us``)."""
+    return f"{time_us:.4g} us"
 
 
 def _unit_table(result: SimResult) -> str:

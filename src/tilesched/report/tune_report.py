@@ -15,13 +15,20 @@ def tune_json(summary: Summary) -> dict:
     ``best`` is null when no candidate is correct, baseline ``cycles`` when it is not."""
     best = summary.best
     baseline = summary.baseline.outcome
+
+    def timed(cycles: int | None) -> dict:
+        time_us = summary.time_us(cycles)
+        return {} if time_us is None else {"time_us": round(time_us, 4)}
+
     return {
         "kernel": summary.kernel,
         "target": summary.target,
         "best": None if best is None else {"pipeline": best.outcome.pipeline,
                                            "cycles": best.outcome.cycles,
+                                           **timed(best.outcome.cycles),
                                            "bound": best.outcome.bound},
-        "baseline": {"pipeline": baseline.pipeline, "cycles": baseline.cycles},
+        "baseline": {"pipeline": baseline.pipeline, "cycles": baseline.cycles,
+                     **timed(baseline.cycles)},
         "trials": len(summary.trials),
     }
 
@@ -53,12 +60,14 @@ def _details(s: Summary) -> list[str]:
         lines.append(f"{s.kernel} on {s.target}: no candidate is correct ({_failures(s)})")
     else:
         best = s.best.outcome
-        lines.append(f"{s.kernel} on {s.target}: best {best.cycles} cycles (bound {best.bound}) "
+        lines.append(f"{s.kernel} on {s.target}: best {best.cycles} cycles{_us(s, best.cycles)} "
+                     f"(bound {best.bound}) "
                      f"in trial {s.best.number}:")
         lines.append(f"  tilesched opt {shlex.quote(s.kernel)} --target {shlex.quote(s.target)} "
                      f"-p {shlex.quote(best.pipeline)}")
     if base.ok:
-        lines.append(f"  baseline (default pipeline) {base.cycles} cycles: {base.pipeline}")
+        lines.append(f"  baseline (default pipeline) {base.cycles} cycles{_us(s, base.cycles)}: "
+                     f"{base.pipeline}")
     else:
         lines.append(f"  baseline (default pipeline) fails: {base.verdict}: {base.reason}")
     if s.failures and s.best is not None:
@@ -71,6 +80,12 @@ def _failures(s: Summary) -> str:
     counts = ", ".join(f"{n} {verdict}" for verdict, n in sorted(s.failures.items()))
     first = next((t.outcome for t in s.trials if not t.outcome.ok), None)
     return counts + (f"; e.g. {first.reason}" if first is not None and first.reason else "")
+
+
+def _us(s: Summary, cycles: int | None) -> str:
+    """`` = 1.234 us`` at the target's clock, or nothing."""
+    time_us = s.time_us(cycles)
+    return "" if time_us is None else f" = {time_us:.4g} us"
 
 
 def _num(value: int | None) -> str:

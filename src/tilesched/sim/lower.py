@@ -75,7 +75,7 @@ def machine_model(target: Target) -> MachineModel:
     queues = {r.async_queue: r.unit for r in target.routes if r.async_queue is not None}
     private = ("local",) if "local" in target.spaces else ()
     return MachineModel(target.name, units, tuple(target.issuers), target.event_limit, queues,
-                        target.issue_cycles, private)
+                        target.issue_cycles, private, target.frequency_hz)
 
 
 @dataclass(slots=True)

@@ -116,7 +116,7 @@ def build_result(e) -> SimResult:
     return SimResult(e.machine.name, cycles, bound, reason, units, races, deadlock,
                      e.findings.list(), e.sync_ops, peak, e.tile_ops, agents, timeline,
                      e.steady.summary() if e.steady is not None else [],
-                     represented - skipped, represented)
+                     represented - skipped, represented, e.machine.frequency_hz)
 
 
 def native_result(p, summary: dict, bound: tuple[int, str]) -> SimResult:
@@ -129,7 +129,7 @@ def native_result(p, summary: dict, bound: tuple[int, str]) -> SimResult:
     ops = summary["tile_ops"] + summary["sync_ops"]
     return SimResult(p.machine.name, cycles, bound[0], bound[1], units, [], None, findings.list(),
                      summary["sync_ops"], summary["peaks"], summary["tile_ops"], agents, None, [],
-                     ops, ops)
+                     ops, ops, p.machine.frequency_hz)
 
 
 def _utilization(p, busy_of: list, res_busy: list, cycles: int) -> tuple[dict, dict]:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from tilesched.sim.happens_before import Race
+from tilesched.target.model import microseconds
 
 
 @dataclass
@@ -85,6 +86,12 @@ class SimResult:
     steady_state: list[dict] = field(default_factory=list)  # extrapolated loops (steady.py)
     ops_simulated: int = 0  # tile + sync ops the engine executed one by one
     ops_represented: int = 0  # tile + sync ops the run stands for (extrapolated ones too)
+    frequency_hz: float | None = None  # the target's clock, when it gives one
+
+    @property
+    def time_us(self) -> float | None:
+        """``cycles`` in microseconds at the target's clock; None when it gives none."""
+        return microseconds(self.cycles, self.frequency_hz)
 
     @property
     def ok(self) -> bool:

@@ -1,17 +1,21 @@
 """Hand-written traces of the three sync families, for tests, benchmarks and documentation.
 
 The machine models here mirror the built-in targets' units and sync limits (``target/builtin``)
-so that the simulator can be exercised without IR; durations come from a simple
-``fixed + bytes / bandwidth`` rule with the targets' assumed figures. Each kernel is a correctly
+so that the simulator can be exercised without IR. The Ascend trace's durations come from the
+target's own latency model (:meth:`tilesched.target.model.Target.cycles`, what the simulator
+charges the same ops written as IR); the CUDA and AMD traces use a simple hand-picked
+``fixed + bytes / bandwidth``. Each kernel is a correctly
 synchronized software pipeline; its keyword arguments break it in the ways DESIGN.md's acceptance
 list names (missing flag, wrong ``wait_group`` count, missing ``local`` barrier...).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 from tilesched.sim.trace import MachineModel, Trace, TraceBuilder, UnitSpec
+from tilesched.target import OperandShape, load_target
 
 
 def ascend_machine(event_limit: int = 8, pipelined: tuple[str, ...] = ()) -> MachineModel:
@@ -38,8 +42,23 @@ def amd_machine() -> MachineModel:
 
 
 def _cycles(shape: tuple[int, ...], element_bytes: int, fixed: int, per_cycle: float) -> int:
-    """``fixed + ceil(bytes / bytes_per_cycle)``, the targets' latency model."""
+    """``fixed + ceil(bytes / bytes_per_cycle)`` (the hand-picked CUDA and AMD durations)."""
     return fixed + math.ceil(math.prod(shape) * element_bytes / per_cycle)
+
+
+@functools.cache
+def _target(name: str):
+    return load_target(name)
+
+
+def _target_cycles(target_name: str, op: str, spaces: tuple[str, ...],
+                   operands: list[tuple[tuple[int, ...], str]]) -> int:
+    """What target ``target_name`` charges ``op`` moving ``operands`` ((shape, MLIR dtype), last
+    written) between ``spaces`` (one per operand)."""
+    target = _target(target_name)
+    rule = target.route(op, spaces[:-1], spaces[-1])
+    shapes = [OperandShape(shape, {"f16": 2, "f32": 4}[dtype], dtype) for shape, dtype in operands]
+    return target.cycles(op, rule, shapes)
 
 
 def ascend_gemm(iters: int, tile: int = 64, *, event_limit: int = 8, back_edge: bool = True,
@@ -59,9 +78,13 @@ def ascend_gemm(iters: int, tile: int = 64, *, event_limit: int = 8, back_edge: 
     l1a, l1b = b.buffer("l1a", (2, t, t), "float16", "L1"), b.buffer("l1b", (2, t, t), "float16", "L1")
     l0a, l0b = b.buffer("l0a", (2, t, t), "float16", "L0A"), b.buffer("l0b", (2, t, t), "float16", "L0B")
     l0c = b.buffer("l0c", (t, t), "float32", "L0C")
-    load = _cycles((t, t), 2, 40, 64)
-    copy_a, copy_b = _cycles((t, t), 2, 8, 130), _cycles((t, t), 2, 8, 85)
-    mm = math.ceil(t / 16) * 21 + math.ceil(t ** 3 / 4096)
+    name = b.machine.name
+    half, acc = ((t, t), "f16"), ((t, t), "f32")
+    load = _target_cycles(name, "tile.load", ("GM", "L1"), [half, half])
+    copy_a = _target_cycles(name, "tile.copy", ("L1", "L0A"), [half, half])
+    copy_b = _target_cycles(name, "tile.copy", ("L1", "L0B"), [half, half])
+    mm = _target_cycles(name, "tile.matmul", ("L0A", "L0B", "L0C"), [half, half, acc])
+    store = _target_cycles(name, "tile.store", ("L0C", "GM"), [acc, acc])
 
     def flag(kind: str, src: str, dst: str, slot: int, loc: str) -> None:
         """Append a set_flag / wait_flag on the event of ``slot``."""
@@ -94,8 +117,7 @@ def ascend_gemm(iters: int, tile: int = 64, *, event_limit: int = 8, back_edge: 
             flag("wait_flag", "M", "MTE1", i % 2, "gemm:26:3")
     flag("set_flag", "M", "FIX", 0, "gemm:28:3")
     flag("wait_flag", "M", "FIX", 0, "gemm:29:3")
-    b.op("tile.store", "FIX", _cycles((t, t), 4, 164, 118), [b.whole(l0c), b.whole(c_gm)],
-         loc="gemm:30:3")
+    b.op("tile.store", "FIX", store, [b.whole(l0c), b.whole(c_gm)], loc="gemm:30:3")
     return b.build()
 
 

@@ -70,6 +70,7 @@ class MachineModel:
     async_queues: dict[int, str] = field(default_factory=dict)
     issue_cost: int = 0
     private_spaces: tuple[str, ...] = ()
+    frequency_hz: float | None = None  # the target's clock, for times in microseconds
 
     def __post_init__(self) -> None:
         self.issuers = tuple(self.issuers)

@@ -22,20 +22,24 @@ from tilesched.target.model import (
     SYNC_FAMILIES,
     UNIT_KINDS,
     FusionModel,
+    MatmulModel,
     Route,
     Space,
     Target,
     Unit,
+    VectorFormula,
 )
 
 BUILTIN_DIR = pathlib.Path(__file__).parent / "builtin"
 
 _TOP_KEYS = {"name", "description", "sync", "event_limit", "issuers", "issue_cycles",
-             "spaces", "units", "routes"}
+             "frequency_hz", "spaces", "units", "routes"}
 _UNIT_KEYS = {"kind", "pipelined", "fixed", "bytes_per_cycle", "macs_per_cycle", "k_block",
-              "cycles_per_k_block", "op_factor", "fusion"}
+              "cycles_per_k_block", "op_factor", "fusion", "formulas", "matmul"}
 _FUSION_KEYS = {"member_fixed", "register_bytes_per_cycle", "live_tiles"}
-_ROUTE_KEYS = {"ops", "unit", "src", "dst", "fixed", "bytes_per_cycle", "async_queue"}
+_MATMUL_KEYS = {"head", "fractal_m", "fractal_n", "fractal_k_bytes", "cycles_per_fractal"}
+_ROUTE_KEYS = {"ops", "unit", "src", "dst", "fixed", "bytes_per_cycle", "async_queue",
+               "element_bytes"}
 _SPACE_KEYS = {"capacity", "global"}
 
 # key -> (type, smallest, largest): the sane range of every number in a target file.
@@ -53,6 +57,16 @@ LIMITS: dict[str, tuple[type | tuple[type, ...], float, float]] = {
     "member_fixed": (int, 0, 10**9),
     "register_bytes_per_cycle": ((int, float), 1e-3, 1e9),
     "live_tiles": (int, 2, 10**6),
+    "frequency_hz": ((int, float), 1e3, 1e12),
+    "element_bytes": (int, 1, 64),
+    "head": (int, 0, 10**9),
+    "fractal_m": (int, 1, 10**6),
+    "fractal_n": (int, 1, 10**6),
+    "fractal_k_bytes": (int, 1, 10**6),
+    "cycles_per_fractal": (int, 0, 10**9),
+    "cols": (int, 1, 10**9),
+    "slope": ((int, float), 0, 10**6),
+    "bias": ((int, float), 0, 10**9),
 }
 
 
@@ -169,11 +183,15 @@ class _Validator:
         if sync == "flags" and event_limit is None:
             raise self.fail("sync", "a flag target needs 'event_limit' (event ids per unit pair)")
         issue_cycles = self.number(data.get("issue_cycles", 1), "issue_cycles")
+        frequency = data.get("frequency_hz")
+        if frequency is not None:
+            frequency = float(self.number(frequency, "frequency_hz"))
         return Target(
             name=self.expect(data["name"], str, "name"),
             description=self.expect(data.get("description", ""), str, "description"),
             sync=sync, issuers=issuers, spaces=spaces, units=units, routes=routes,
             event_limit=event_limit, issue_cycles=issue_cycles, path=self.filename,
+            frequency_hz=frequency,
         )
 
     def unit(self, name: str, spec: Any) -> Unit:
@@ -195,8 +213,56 @@ class _Validator:
             self.number(factor, f"{key}.op_factor.{op}", "op_factor")
         pipelined = self.expect(spec.get("pipelined", False), bool, f"{key}.pipelined")
         fusion = self.fusion(spec["fusion"], f"{key}.fusion") if "fusion" in spec else None
+        formulas = self.formulas(spec["formulas"], f"{key}.formulas") if "formulas" in spec else {}
+        matmul = self.matmul(spec["matmul"], f"{key}.matmul") if "matmul" in spec else None
         return Unit(name=name, kind=kind, pipelined=pipelined, op_factor=dict(factors),
-                    fusion=fusion, **numbers)
+                    fusion=fusion, formulas=formulas, matmul=matmul, **numbers)
+
+    def formulas(self, spec: Any, key: str) -> dict[str, VectorFormula]:
+        """Per-op vector formulas: rows ``[dtype, cols, slope, bias]`` (``"*"``: any), or the
+        name of another op whose rows this op shares (docs/targets.md, "Latency model")."""
+        self.expect(spec, dict, key)
+        rows: dict[str, tuple] = {}
+        for op, value in spec.items():
+            if isinstance(value, str):
+                continue
+            entries = self.expect(value, list, f"{key}.{op}")
+            rows[op] = tuple(self.formula_row(entry, f"{key}.{op}") for entry in entries)
+        for op, value in spec.items():
+            if isinstance(value, str):
+                if value not in rows:
+                    raise self.fail(f"{key}.{op}", f"'{value}' has no rows of its own to share")
+                rows[op] = rows[value]
+        return {op: VectorFormula(op_rows) for op, op_rows in rows.items()}
+
+    def formula_row(self, entry: Any, key: str) -> tuple[str, int | None, float, float]:
+        """One ``[dtype, cols, slope, bias]`` row of a vector formula."""
+        self.expect(entry, list, key)
+        if len(entry) != 4:
+            raise self.fail(key, f"a formula row is [dtype, cols, slope, bias], got {entry!r}")
+        dtype, cols, slope, bias = entry
+        self.expect(dtype, str, key)
+        if cols != "*":
+            if isinstance(cols, str):
+                raise self.fail(key, f"cols must be a column count or \"*\", got {cols!r}")
+            self.number(cols, key, "cols")
+        return (dtype, None if cols == "*" else cols, float(self.number(slope, key, "slope")),
+                float(self.number(bias, key, "bias")))
+
+    def matmul(self, spec: Any, key: str) -> MatmulModel:
+        """A unit's cube cost per matmul instruction (head + fractals)."""
+        self.expect(spec, dict, key)
+        self.no_unknown_keys(spec, _MATMUL_KEYS, key)
+        values: dict[str, Any] = {}
+        for field_name in ("head", "fractal_m", "fractal_n", "fractal_k_bytes"):
+            if field_name in spec:
+                values[field_name] = self.number(spec[field_name], f"{key}.{field_name}")
+        if "cycles_per_fractal" in spec:
+            rates = self.expect(spec["cycles_per_fractal"], dict, f"{key}.cycles_per_fractal")
+            for dtype, rate in rates.items():
+                self.number(rate, f"{key}.cycles_per_fractal.{dtype}", "cycles_per_fractal")
+            values["cycles_per_fractal"] = dict(rates)
+        return MatmulModel(**values)
 
     def fusion(self, spec: Any, key: str) -> FusionModel:
         """A unit's fused-execution model (docs/fuse-tiles.md)."""
@@ -253,7 +319,7 @@ class _Validator:
                     raise self.fail(f"{key}.{field_name}", f"unknown space '{value}'; spaces: {sorted(spaces)}")
             lists[field_name] = tuple(values)
         extra = {}
-        for field_name in ("fixed", "bytes_per_cycle", "async_queue"):
+        for field_name in ("fixed", "bytes_per_cycle", "async_queue", "element_bytes"):
             if field_name in spec:
                 extra[field_name] = self.number(spec[field_name], f"{key}.{field_name}")
         if "bytes_per_cycle" in extra:

@@ -5,9 +5,14 @@ A :class:`Target` is plain data loaded from TOML (see ``loader.py`` and
 ask a target two questions about a tile op: which unit runs it
 (:meth:`Target.route`) and for how many cycles (:meth:`Target.cycles`).
 
-Latency model (DESIGN.md §3): ``cycles = fixed + ceil(bytes / bytes_per_cycle)``
-per route, times an optional per-op factor; matmul costs
+Latency model (DESIGN.md §3, docs/targets.md "Latency model"): ``cycles = fixed +
+ceil(bytes / bytes_per_cycle)`` per route, times an optional per-op factor; a route may count
+its elements at ``element_bytes`` each. A unit may give the vendor's forms instead: per-op vector
+formulas ``round(slope x elements + bias)`` looked up by (op, element type, columns)
+(:class:`VectorFormula`), and a cube cost ``head + cycles_per_fractal x fractals``
+(:class:`MatmulModel`); else matmul costs
 ``fixed + ceil(K / k_block) * cycles_per_k_block + ceil(M * N * K / macs_per_cycle)``.
+A target with ``frequency_hz`` converts cycles to microseconds (:meth:`Target.microseconds`).
 A unit with a :class:`FusionModel` also runs fused spans (``tile.fusion_group``,
 docs/fuse-tiles.md): :meth:`Target.fused_cycles` is the duration of one op of a span.
 """
@@ -52,6 +57,75 @@ class FusionModel:
         return 2 * math.ceil(elements * 4 / bytes_per_cycle) if bytes_per_cycle > 0 else 0
 
 
+def microseconds(cycles: int | float, frequency_hz: float | None) -> float | None:
+    """``cycles`` at a clock of ``frequency_hz``, in microseconds; None without a clock."""
+    return cycles / frequency_hz * 1e6 if frequency_hz else None
+
+
+def round_half_up(value: float) -> int:
+    """``value`` rounded to the nearest integer, halves away from zero (C's ``llround``, which the
+    vendor's formula uses), and never below 0."""
+    return max(0, math.floor(value + 0.5))
+
+
+@dataclass(frozen=True)
+class VectorFormula:
+    """The cost of one op on a unit as the vendor writes it: ``round(slope x elements + bias)``
+    with (slope, bias) chosen by the op's element type and its tile's column count.
+
+    ``rows`` are ``(dtype, cols, slope, bias)``; ``dtype`` is an MLIR element type (``f16``) or
+    ``*`` (any), ``cols`` a column count or ``None`` (any). The row for (dtype, cols) is, in
+    order: an exact (dtype, cols) row, a (dtype, any) row, an (any, cols) row, an (any, any) row;
+    else the row of the same dtype (then of any dtype) with the nearest column count, the larger
+    one on a tie. ``None`` when no row has the dtype or ``*``.
+    """
+
+    rows: tuple[tuple[str, int | None, float, float], ...]
+
+    def lookup(self, dtype: str, cols: int) -> tuple[float, float] | None:
+        """(slope, bias) for a tile of ``cols`` columns of ``dtype`` (the rule above)."""
+        for want_dtype, want_cols in ((dtype, cols), (dtype, None), ("*", cols), ("*", None)):
+            for row_dtype, row_cols, slope, bias in self.rows:
+                if row_dtype == want_dtype and row_cols == want_cols:
+                    return slope, bias
+        for want_dtype in (dtype, "*"):
+            numbered = [row for row in self.rows if row[0] == want_dtype and row[1] is not None]
+            if numbered:
+                row = min(numbered, key=lambda r: (abs(r[1] - cols), -r[1]))
+                return row[2], row[3]
+        return None
+
+    def cycles(self, dtype: str, shape: tuple[int, ...]) -> int | None:
+        """Cycles for a tile of ``shape`` (rows = all but the last dimension), or None."""
+        cols = shape[-1] if shape else 1
+        found = self.lookup(dtype, cols)
+        if found is None:
+            return None
+        slope, bias = found
+        return round_half_up(slope * math.prod(shape) + bias)
+
+
+@dataclass(frozen=True)
+class MatmulModel:
+    """Cube cost per matmul instruction: ``head + cycles_per_fractal[dtype] x fractals``, with
+    ``fractals = ceil(M / fractal_m) x ceil(K / (fractal_k_bytes / bytes of A)) x
+    ceil(N / fractal_n)`` and ``dtype`` the element type of A (``*``: any other type)."""
+
+    head: int = 0
+    fractal_m: int = 16
+    fractal_n: int = 16
+    fractal_k_bytes: int = 32
+    cycles_per_fractal: dict[str, int] = field(default_factory=lambda: {"*": 1})
+
+    def cycles(self, a: OperandShape, b: OperandShape) -> int:
+        m, k = a.shape[-2:]
+        n = b.shape[-1]
+        k_tile = max(1, self.fractal_k_bytes // max(a.element_bytes, 1))
+        fractals = math.ceil(m / self.fractal_m) * math.ceil(k / k_tile) * math.ceil(n / self.fractal_n)
+        rate = self.cycles_per_fractal.get(a.dtype, self.cycles_per_fractal.get("*", 1))
+        return self.head + rate * fractals
+
+
 @dataclass(frozen=True)
 class Unit:
     """An execution unit.
@@ -73,6 +147,8 @@ class Unit:
     cycles_per_k_block: int = 0
     op_factor: dict[str, float] = field(default_factory=dict)
     fusion: FusionModel | None = None
+    formulas: dict[str, VectorFormula] = field(default_factory=dict)
+    matmul: MatmulModel | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +162,7 @@ class Route:
     fixed: int | None = None
     bytes_per_cycle: float | None = None
     async_queue: int | None = None
+    element_bytes: int | None = None
 
     def matches(self, op: str, read_spaces: tuple[str, ...], dst_space: str | None) -> bool:
         """True when ``op`` is listed, every space it reads is in ``src`` and it writes ``dst``."""
@@ -104,6 +181,7 @@ class OperandShape:
 
     shape: tuple[int, ...]
     element_bytes: int
+    dtype: str = ""  # MLIR element type (f16, f32, ...); "" when unknown
 
     @property
     def bytes(self) -> int:
@@ -129,6 +207,11 @@ class Target:
     event_limit: int | None = None
     issue_cycles: int = 1
     path: str = ""
+    frequency_hz: float | None = None
+
+    def microseconds(self, cycles: int | float) -> float | None:
+        """``cycles`` at the target's clock, in microseconds; None when it gives no clock."""
+        return microseconds(cycles, self.frequency_hz)
 
     def route(self, op: str, read_spaces: tuple[str, ...], dst_space: str | None) -> Route | None:
         """The first routing rule that matches, or ``None`` when no unit can run the op.
@@ -145,13 +228,24 @@ class Target:
         """Duration of ``op`` on ``rule.unit`` given its memref operands (last = destination)."""
         unit = self.units[rule.unit]
         fixed = unit.fixed if rule.fixed is None else rule.fixed
+        if op == "tile.matmul" and unit.matmul is not None and len(operands) >= 3:
+            return fixed + unit.matmul.cycles(operands[0], operands[1])
         if op == "tile.matmul" and unit.macs_per_cycle and len(operands) >= 3:
             m, k = operands[0].shape[-2:]
             n = operands[1].shape[-1]
             blocks = math.ceil(k / max(unit.k_block, 1)) * unit.cycles_per_k_block
             return fixed + blocks + math.ceil(m * n * k / unit.macs_per_cycle)
+        formula = unit.formulas.get(op)
+        if formula is not None and operands:
+            # the vendor's form: its bias is the op's whole fixed cost, its slope the op's own
+            formula_cycles = formula.cycles(operands[0].dtype, operands[0].shape)
+            if formula_cycles is not None:
+                return formula_cycles
         bandwidth = rule.bytes_per_cycle or unit.bytes_per_cycle
-        moved = max((o.bytes for o in operands), default=0)
+        if rule.element_bytes is not None:
+            moved = max((math.prod(o.shape) * rule.element_bytes for o in operands), default=0)
+        else:
+            moved = max((o.bytes for o in operands), default=0)
         work = math.ceil(moved / bandwidth) if bandwidth > 0 else 0
         return fixed + math.ceil(work * unit.op_factor.get(op, 1.0))
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from tilesched.target.loader import parse_target
+from tilesched.target.model import microseconds
 from tilesched.tune.search import Job, Trial
 
 
@@ -18,6 +20,11 @@ class Summary:
     best: Trial | None
     trials: list[Trial]  # distinct candidates, in the order they were first proposed
     stop_reason: str
+    frequency_hz: float | None = None  # the target's clock, when it gives one
+
+    def time_us(self, cycles: int | None) -> float | None:
+        """``cycles`` in microseconds at the target's clock (None without one)."""
+        return None if cycles is None else microseconds(cycles, self.frequency_hz)
 
     @property
     def failures(self) -> Counter:
@@ -47,5 +54,6 @@ def summarize(job: Job) -> Summary:
     correct = [t for t in trials if t.outcome is not None and t.outcome.ok]
     best = min(correct, key=lambda t: (t.outcome.cycles, t.number)) if correct else None
     baseline = job.trials[job.space.baseline().pipeline]
+    clock = parse_target(job.kernel.target_text, job.kernel.target_name).frequency_hz
     return Summary(job.kernel.name, job.kernel.target_name, baseline, best,
-                   [t for t in trials if t.outcome is not None], job.stop_reason)
+                   [t for t in trials if t.outcome is not None], job.stop_reason, clock)

@@ -100,6 +100,8 @@ def _summary(result: SimResult) -> dict:
     return {
         "target": result.machine,
         "cycles": result.cycles,
+        "timeUs": None if result.time_us is None else round(result.time_us, 4),
+        "frequencyHz": result.frequency_hz,
         "bound": result.bound,
         "boundReason": result.bound_reason,
         "ratio": None if result.ratio is None else round(result.ratio, 4),

@@ -218,6 +218,8 @@
     const table = el('table', { cls: 'grid', id: 'summary-table' }, [head]);
     const rows = [
       ['cycles', (s) => s.cycles, true],
+      ...(RUNS.some((r) => r.summary.timeUs != null)
+        ? [['time (\u00b5s)', (s) => s.timeUs, true]] : []),
       ['bound', (s) => s.bound, false],
       ['cycles / bound', (s) => s.ratio, true],
       ['tile ops executed', (s) => s.tileOps, false],
@@ -236,7 +238,9 @@
     const side = el('div', { cls: 'summary-tables' }, [el('div', null, [table])]);
     section.appendChild(side);
     section.appendChild(el('p', { cls: 'note', text: 'bound: ' + lastRun.summary.boundReason +
-      '. Cycles are simulated on the target\u2019s machine model (docs/simulator.md).' }));
+      '. Cycles are simulated on the target\u2019s machine model (docs/simulator.md)' +
+      (lastRun.summary.frequencyHz ? '; time at its clock of ' + (lastRun.summary.frequencyHz / 1e9) +
+        ' GHz' : '') + '.' }));
     // utilization per unit
     const units = Object.keys(lastRun.summary.units);
     const ut = el('table', { cls: 'grid', id: 'utilization' }, [el('tr', null,
