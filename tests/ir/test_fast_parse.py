@@ -61,6 +61,12 @@ TYPES = 'memref<4x8xf32, "UB">'
     '  sync.set_flag "MTE2" -> "V", 3\n  sync.wait_flag "MTE2" -> "V", 3',
     '  sync.set_flag "MTE2" -> "V", 99999999999999999999',
     '  sync.set_flag "MTE2" -> "V", 3 {note = 1 : i64}',
+    # event ids as index operands (per-slot flags)
+    '  %c0 = arith.constant 0 : index\n  sync.set_flag "MTE2" -> "V", %c0\n'
+    '  sync.wait_flag "MTE2" -> "V", %c0\n  sync.set_flag "MTE2" -> "V", %c0 {note = 1 : i64}',
+    '  sync.set_flag "MTE2" -> "V", %nope',  # undefined value
+    '  sync.set_flag "MTE2" -> "V", %later\n  %later = arith.constant 1 : index',  # forward
+    '  %f = arith.constant 1.0 : f32\n  sync.set_flag "MTE2" -> "V", %f',  # not an index
     f"  tile.add %u,%u,   %u   :   {TYPES},{TYPES} ,  {TYPES}",
 ])
 def test_fast_and_xdsl_parsers_agree_on_each_shape_and_its_errors(body):

@@ -50,7 +50,8 @@ _NAME = re.compile(r"((?:tile|sync)\.\w+)[ \t]+")
 _OPERANDS = re.compile(rf"{_VALUE}(?:[ \t]*,[ \t]*{_VALUE})*")
 _ONE_VALUE = re.compile(_VALUE)
 _INDEXED = re.compile(rf"({_VALUE})[ \t]*\[[ \t]*((?:{_OPERANDS.pattern})?)[ \t]*\][ \t]*")
-_FLAG = re.compile(r'"([A-Za-z0-9_]+)"[ \t]*->[ \t]*"([A-Za-z0-9_]+)"[ \t]*,[ \t]*([0-9]{1,18})[ \t]*')
+_FLAG = re.compile(r'"([A-Za-z0-9_]+)"[ \t]*->[ \t]*"([A-Za-z0-9_]+)"[ \t]*,[ \t]*'
+                   rf'(?:([0-9]{{1,18}})|({_VALUE}))[ \t]*')
 _TYPE = re.compile(r'[ \t]*(memref<(?:[^<>{}()\[\]"\\\n]|"[^"\\\n]*")*>|[a-z]+[0-9]*)[ \t]*')
 _SPACES = re.compile(r"[ \t]*")
 _PLAIN_DICT = re.compile(r'\{[^{}"\n]*\}')  # an attribute dictionary without nesting or strings
@@ -59,7 +60,6 @@ _END = re.compile(r"[ \t]*(?:\n|$)")
 # The declarative formats the shapes stand for (an op with another format is never fast-parsed).
 _OPERANDS_FORMAT = re.compile(r"\$\w+(?: `,` \$\w+)* attr-dict `:` type\(\$\w+\)(?: `,` type\(\$\w+\))*")
 _WINDOW_FORMAT = "$source `[` $%s `]` attr-dict `:` type($source) `->` type($result)"
-_FLAG_FORMAT = "$src `->` $dst `,` $event attr-dict"
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,8 @@ def fast_shape(op_class: type[Operation] | None) -> _Shape | None:
     if op_class in (ViewOp, SlotOp):
         operand = "offsets" if op_class is ViewOp else "index"
         return _Shape("window", op_class) if fmt == _WINDOW_FORMAT % operand else None
-    if op_class in (SetFlagOp, WaitFlagOp):
-        return _Shape("flag", op_class) if fmt == _FLAG_FORMAT else None
+    if op_class in (SetFlagOp, WaitFlagOp):  # their parse() reads what _flag_op reads
+        return _Shape("flag", op_class)
     if definition.results or definition.regions or not _OPERANDS_FORMAT.fullmatch(fmt):
         return None
     names = re.findall(r"\$(\w+)", fmt.split("attr-dict")[0])
@@ -172,15 +172,22 @@ def _window_op(parser, text, pos, op_class, cache):
 
 
 def _flag_op(parser, text, pos, op_class, cache):
-    """``sync.set_flag "SRC" -> "DST", EVENT`` (with an attribute dictionary: the slow path)."""
+    """``sync.set_flag "SRC" -> "DST", EVENT`` with EVENT an integer or an ``index`` value
+    (with an attribute dictionary: the slow path)."""
     flag = _FLAG.match(text, pos)
     if flag is None or not _END.match(text, flag.end()):
         return None
     written = flag.group(1, 2, 3)
     if written not in cache.flag_values:
-        cache.flag_values[written] = {"src": StringAttr(written[0]), "dst": StringAttr(written[1]),
-                                      "event": IntegerAttr(int(written[2]), i64)}
-    return _build(parser, cache, op_class, [], [], (), dict(cache.flag_values[written]), flag.end())
+        values = {"src": StringAttr(written[0]), "dst": StringAttr(written[1])}
+        if written[2] is not None:
+            values["event"] = IntegerAttr(int(written[2]), i64)
+        cache.flag_values[written] = values
+    properties = dict(cache.flag_values[written])
+    if written[2] is not None:
+        return _build(parser, cache, op_class, [], [], (), properties, flag.end())
+    return _build(parser, cache, op_class, [flag.span(4)], [SCALAR_TYPES["index"]], (),
+                  properties, flag.end())
 
 
 def _attributes_and_types(parser, text, pos, cache, arrow: bool = False):
