@@ -196,3 +196,40 @@ def test_rolled_slot_indexed_ids_behave_as_the_unrolled_constants(program):
         views.append(view)
     assert views[0] == views[1]
 
+
+
+# ---------------------------------------------------------------------- the tools around sim
+
+def test_report_shows_each_evaluated_id(tmp_path, capsys):
+    from tilesched.cli import main
+
+    path, out = tmp_path / "pp.mlir", tmp_path / "pp.html"
+    path.write_text(print_module(pingpong(6)))
+    assert main(["report", str(path), "-o", str(out)]) == 0
+    html = out.read_text()
+    for event in (2, 3):  # base 2 + i mod 2
+        assert f"V -\\u003e MTE2, event {event}" in html
+    assert "event None" not in html
+
+
+@pytest.mark.parametrize("pipeline", ["reorder-events", "reorder-events,insert-sync"])
+def test_passes_keep_a_program_with_operand_ids_correct(pipeline):
+    from tilesched.transforms.pass_base import TileContext
+    from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
+
+    module = pingpong(20)
+    run_pipeline(module, parse_pass_pipeline(pipeline), TileContext(ASCEND))
+    verify_module(module, ASCEND)
+    assert assert_modes_agree(module).ok
+
+
+def test_tune_searches_a_program_with_operand_ids(tmp_path, capsys):
+    import json
+
+    from tilesched.cli import main
+
+    path = tmp_path / "pp.mlir"
+    path.write_text(print_module(pingpong(8)))
+    assert main(["tune", str(path), "--budget", "6", "--jobs", "1", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["best"]["cycles"] is not None
