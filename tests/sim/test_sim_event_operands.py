@@ -233,3 +233,43 @@ def test_tune_searches_a_program_with_operand_ids(tmp_path, capsys):
     assert main(["tune", str(path), "--budget", "6", "--jobs", "1", "--json"]) == 0
     found = json.loads(capsys.readouterr().out)
     assert found["best"]["cycles"] is not None
+
+
+NESTED = """func.func @k(%x: memref<64x64xf16, "GM">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %cn = arith.constant 60 : index
+  %in = memref.alloc() : memref<2x16x64xf16, "UB">
+  %o = memref.alloc() : memref<16x64xf16, "UB">
+  sync.set_flag "V" -> "MTE2", 0
+  sync.set_flag "V" -> "MTE2", 1
+  scf.for %i = %c0 to %cn step %c1 {
+    scf.for %j = %c0 to %c3 step %c1 {
+      %s = arith.remui %j, %c2 : index
+      %row = arith.muli %j, %c16 : index
+      %xs = tile.view %x[%row, %c0] {sizes = array<i64: 16, 64>} : memref<64x64xf16, "GM"> -> memref<16x64xf16, "GM">
+      %a = tile.slot %in[%s] : memref<2x16x64xf16, "UB"> -> memref<16x64xf16, "UB">
+      sync.wait_flag "V" -> "MTE2", %s
+      tile.load %xs, %a : memref<16x64xf16, "GM">, memref<16x64xf16, "UB">
+      sync.set_flag "MTE2" -> "V", %s
+      sync.wait_flag "MTE2" -> "V", %s
+      tile.exp %a, %o : memref<16x64xf16, "UB">, memref<16x64xf16, "UB">
+      sync.set_flag "V" -> "MTE2", %s
+    }
+  }
+  sync.wait_flag "V" -> "MTE2", 0
+  sync.wait_flag "V" -> "MTE2", 1
+  func.return
+}
+"""
+
+
+def test_ids_of_an_inner_loop_let_the_outer_loop_be_extrapolated():
+    """Ids ``j mod 2`` of an inner loop repeat in every outer iteration (3 inner trips: the
+    parity of the flags' use alternates between outer iterations, which the state shows)."""
+    result = assert_modes_agree(parse_text(NESTED, "nested.mlir"))
+    assert result.ok
+    assert result.steady_state and result.steady_state[0]["skipped_iterations"] > 30
