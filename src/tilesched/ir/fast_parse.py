@@ -319,11 +319,10 @@ def _function_type(text, pos, types):
             return None
         outputs, pos = outputs
     else:
-        written = _TYPE.match(text, pos)
-        known = written and (SCALAR_TYPES.get(written.group(1)) or types.get(written.group(1)))
-        if not known:
+        output = _known_type(text, pos, types)
+        if output is None:
             return None
-        outputs, pos = [known], written.end()
+        outputs, pos = [output[0]], output[1]
     if not _END.match(text, pos):
         return None
     return inputs, outputs, pos
@@ -338,19 +337,26 @@ def _type_list(text, pos, types):
     if text.startswith(")", pos):
         return found, _SPACES.match(text, pos + 1).end()
     while True:
-        written = _TYPE.match(text, pos)
-        if written is None:
-            return None
-        known = SCALAR_TYPES.get(written.group(1)) or types.get(written.group(1))
+        known = _known_type(text, pos, types)
         if known is None:
             return None
-        found.append(known)
-        pos = written.end()
+        found.append(known[0])
+        pos = known[1]
         if text.startswith(")", pos):
             return found, _SPACES.match(text, pos + 1).end()
         if not text.startswith(",", pos):
             return None
         pos += 1
+
+
+def _known_type(text, pos, types) -> tuple[Attribute, int] | None:
+    """The type spelled at ``pos`` (spaces around it skipped) and where it ends, when it is a
+    scalar or a spelling the parser has cached; else None."""
+    written = _TYPE.match(text, pos)
+    if written is None:
+        return None
+    known = SCALAR_TYPES.get(written.group(1)) or types.get(written.group(1))
+    return (known, written.end()) if known is not None else None
 
 
 def _attributes_and_types(parser, text, pos, cache, arrow: bool = False):
@@ -363,14 +369,11 @@ def _attributes_and_types(parser, text, pos, cache, arrow: bool = False):
         return None
     found, pos = [], pos + 1
     while True:
-        written = _TYPE.match(text, pos)
-        if written is None:
-            return None
-        known = SCALAR_TYPES.get(written.group(1)) or types.get(written.group(1))
+        known = _known_type(text, pos, types)
         if known is None:
             return None
-        found.append(known)
-        pos = written.end()
+        found.append(known[0])
+        pos = known[1]
         separator = "->" if arrow and len(found) == 1 else ","
         if not text.startswith(separator, pos):
             break
