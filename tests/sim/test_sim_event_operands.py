@@ -273,3 +273,35 @@ def test_ids_of_an_inner_loop_let_the_outer_loop_be_extrapolated():
     result = assert_modes_agree(parse_text(NESTED, "nested.mlir"))
     assert result.ok
     assert result.steady_state and result.steady_state[0]["skipped_iterations"] > 30
+
+
+@pytest.mark.parametrize(("slots", "offset", "base"), [(2, 0, 0), (2, 1, 4), (3, 2, 5), (4, 0, 1)])
+def test_slot_event_builds_the_id_the_verifier_bounds_and_the_simulator_evaluates(
+        slots, offset, base):
+    """``sync.slot_event`` (what a pass uses to emit per-slot flags): its value takes
+    ``base .. base + slots - 1``, and a loop setting and waiting that id each iteration (then
+    a barrier_all, which orders the wait before the id's next set) runs clean."""
+    from tilesched.analysis.affine import index_values
+    from tilesched.ir.sync import make_barrier_all, make_set, make_wait, slot_event
+
+    module = parse_text("""func.func @k() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c9 = arith.constant 9 : index
+  scf.for %i = %c0 to %c9 step %c1 {
+  }
+  func.return
+}""", "k.mlir")
+    loop = next(op for op in module.walk() if op.name == "scf.for")
+    body = loop.body.block
+    ops, event = slot_event(body.args[0], slots, offset, base)
+    for op in [*ops, make_set("MTE2", "V", event), make_wait("MTE2", "V", event),
+               make_barrier_all()]:
+        body.insert_op_before(op, body.last_op)
+    assert index_values(event) == set(range(base, base + slots))
+    verify_module(module, ASCEND)
+    text = print_module(module)
+    assert 'sync.set_flag "MTE2" -> "V", %' in text
+    result = assert_modes_agree(parse_text(text, "k.mlir"))
+    assert result.ok and result.sync_ops == 27
+    assert result.peak_live_events == {"MTE2->V": 1}

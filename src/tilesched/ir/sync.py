@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, StringAttr, UnitAttr, i64
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -245,6 +246,30 @@ def make_set(src: str, dst: str, event: int | SSAValue) -> SetFlagOp:
 def make_wait(src: str, dst: str, event: int | SSAValue) -> WaitFlagOp:
     """``sync.wait_flag``; ``event`` an integer or an ``index`` value (a per-slot id)."""
     return _make_flag(WaitFlagOp, src, dst, event)
+
+
+def slot_event(index: SSAValue, slots: int, offset: int = 0,
+               base: int = 0) -> tuple[list[Operation], SSAValue]:
+    """The ``arith`` ops computing the per-slot event id ``base + (index + offset) mod slots``
+    (``index`` typically a loop's induction variable) and the value they compute: insert the
+    ops before the ``make_set`` / ``make_wait`` that take the value. The verifier bounds such a
+    value to ``base .. base + slots - 1`` (``analysis.affine.index_values``)."""
+    ops: list[Operation] = []
+
+    def constant(value: int) -> SSAValue:
+        ops.append(arith.ConstantOp(IntegerAttr(value, IndexType())))
+        return ops[-1].results[0]
+
+    value = index
+    if offset:
+        ops.append(arith.AddiOp(value, constant(offset)))
+        value = ops[-1].results[0]
+    ops.append(arith.RemUIOp(value, constant(slots)))
+    value = ops[-1].results[0]
+    if base:
+        ops.append(arith.AddiOp(value, constant(base)))
+        value = ops[-1].results[0]
+    return ops, value
 
 
 def _make_flag(cls, src: str, dst: str, event: int | SSAValue):
