@@ -36,7 +36,7 @@ from xdsl.ir import Block, Operation
 
 from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import loop_carried_dependences
-from tilesched.analysis.fusion_cost import span_units, unit_pairs
+from tilesched.analysis.fusion_annotations import refresh_fusion_groups, span_units, unit_pairs
 from tilesched.analysis.reduced_deps import reduced_edges
 from tilesched.analysis.units import (
     PerSignature,
@@ -56,7 +56,6 @@ from tilesched.schedule.reorder.search import (
     schedule_segment,
 )
 from tilesched.schedule.reorder.segment import Segment
-from tilesched.transforms.fuse_tiles.annotations import refresh_fusion_groups
 from tilesched.transforms.pass_base import TileContext, TilePass, option, paused_gc
 
 

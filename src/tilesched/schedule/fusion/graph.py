@@ -16,9 +16,10 @@ each operand is a :class:`Stream` with its cycles through the local buffer and i
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+
+from tilesched.target.model import fused_op_time
 
 
 @dataclass(frozen=True)
@@ -46,14 +47,14 @@ class FusionNode:
     readers: tuple[int, ...] = ()  # nodes reading exactly the written tile, seeing this write
     write_may_stay: bool = False   # no other reader, and the tile is dead after the block
     tiles: tuple[Hashable, ...] = ()  # distinct tiles the op touches
-    spill: int = 0               # cycles per tile beyond ``live_tiles`` in its span
+    spill: int = 0               # cycles per tile beyond ``live_tiles`` live at once in its span
     live_tiles: int = 1 << 30
     name: str = ""
 
     def alone(self) -> int:
         """Cycles of the op outside any span (every operand through the local buffer)."""
         streams = [s.ub for s in self.reads] + ([self.write.ub] if self.write else [])
-        return self.head_fixed + _scaled(max(streams, default=0), self.factor)
+        return fused_op_time(self.head_fixed, self.factor, streams)
 
 
 @dataclass
@@ -80,8 +81,3 @@ class FusionGraph:
 
     def __len__(self) -> int:
         return len(self.nodes)
-
-
-def _scaled(cycles: int, factor: float) -> int:
-    """``ceil(cycles * factor)``, as the target's latency model computes it."""
-    return math.ceil(cycles * factor)

@@ -24,19 +24,19 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 
-from tilesched.analysis.fusion_liveness import function_liveness
-from tilesched.analysis.fusion_semantics import COMPUTE_OPS, is_unknown, op_semantics
-from tilesched.diagnostics import TileschedErrors
-from tilesched.ir.blocks import body_ops, functions
-from tilesched.ir.tile import FUSION_GROUP, FUSION_ORDER, LAST_USE
-from tilesched.target.model import Target
-from tilesched.transforms.fuse_tiles.annotations import (
+from tilesched.analysis.fusion_annotations import (
     annotation_errors,
     group_id,
     mark_last_use,
     set_group,
     strip,
 )
+from tilesched.analysis.fusion_liveness import function_liveness
+from tilesched.analysis.fusion_semantics import COMPUTE_OPS, is_unknown, op_semantics
+from tilesched.diagnostics import TileschedErrors
+from tilesched.ir.blocks import body_ops, functions
+from tilesched.ir.tile import FUSION_GROUP, FUSION_ORDER, LAST_USE
+from tilesched.target.model import Target
 from tilesched.transforms.fuse_tiles.planning import SegmentPlan, plan_segment_groups
 from tilesched.transforms.fuse_tiles.reorder import reorder_segment
 from tilesched.transforms.fuse_tiles.segments import block_segments

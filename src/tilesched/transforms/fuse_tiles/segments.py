@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation
 
 from tilesched.analysis.effects import effects_of
+from tilesched.analysis.fusion_annotations import group_id
 from tilesched.analysis.fusion_liveness import LivenessFacts
 from tilesched.analysis.fusion_semantics import HARD_BOUNDARY, PURE, op_semantics
 from tilesched.analysis.reduced_deps import reduced_edges
@@ -32,7 +33,6 @@ from tilesched.ir.tile import CallOp, TileOp
 from tilesched.ir.types import element_bytes, memref_shape
 from tilesched.schedule.fusion.graph import FusionGraph, FusionNode, Stream
 from tilesched.target.model import Target, stream_cycles
-from tilesched.transforms.fuse_tiles.annotations import group_id
 
 
 @dataclass

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 
+from tilesched.analysis.fusion_annotations import refresh_fusion_groups
 from tilesched.ir.blocks import functions
-from tilesched.transforms.fuse_tiles.annotations import refresh_fusion_groups
 from tilesched.transforms.pass_base import TileContext, TilePass, option, paused_gc
 
 
