@@ -97,11 +97,7 @@ class _BlockReorderer:
         self.report = report
         target = env.target
         self.target = target
-        self.machine = Machine(
-            limit=target.event_limit or 8,
-            pipelined=frozenset(u.name for u in target.units.values() if u.pipelined),
-            issue_cycles=target.issue_cycles,
-            inline_units=frozenset(u.name for u in target.units.values() if u.kind == "inline"))
+        self.machine = Machine.of(target)
         self.durations: dict[Operation, int] = {}
         # node() of a tile op without properties/attributes (route and duration depend on
         # nothing else)

@@ -50,6 +50,9 @@ class FusionNode:
     spill: int = 0               # cycles per tile beyond ``live_tiles`` live at once in its span
     live_tiles: int = 1 << 30
     name: str = ""
+    unit: str | None = None      # the unit that runs the op (None: no unit, e.g. a dealloc)
+    inline: bool = False         # the unit runs on the issuer
+    cycles: int = 0              # duration of a node that is not fusible
 
     def alone(self) -> int:
         """Cycles of the op outside any span (every operand through the local buffer)."""

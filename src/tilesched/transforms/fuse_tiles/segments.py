@@ -27,7 +27,7 @@ from tilesched.analysis.fusion_liveness import LivenessFacts
 from tilesched.analysis.fusion_semantics import HARD_BOUNDARY, PURE, op_semantics
 from tilesched.analysis.reduced_deps import reduced_edges
 from tilesched.analysis.regions import Region, disjoint, root_region
-from tilesched.analysis.units import PerSignature, op_route
+from tilesched.analysis.units import PerSignature, op_cycles, op_route
 from tilesched.ir.blocks import body_ops
 from tilesched.ir.tile import CallOp, TileOp
 from tilesched.ir.types import element_bytes, memref_shape
@@ -133,9 +133,12 @@ class _Builder:
 
     def node(self, op: Operation, domains: dict, index: dict) -> FusionNode:
         domain = domains[op]
-        if domain is None:
-            return FusionNode(False, name=op.name)
         rule = self.route(op)
+        if domain is None:
+            known = rule is not None and rule.unit in self.target.units
+            return FusionNode(False, name=op.name, unit=rule.unit if known else None,
+                              inline=known and self.target.units[rule.unit].kind == "inline",
+                              cycles=op_cycles(op, self.target, rule) if known else 0)
         unit = self.target.units[rule.unit]
         model = unit.fusion
         bandwidth = self.target.bandwidth(rule)
@@ -165,7 +168,8 @@ class _Builder:
             readers=tuple(sorted({index[r] for r in readers})) if partners else (),
             write_may_stay=stays, tiles=tuple(dict.fromkeys(keys)),
             spill=model.spill_cycles(self.semantics[op].elements, bandwidth),
-            live_tiles=model.live_tiles, name=op.name)
+            live_tiles=model.live_tiles, name=op.name, unit=rule.unit,
+            inline=unit.kind == "inline")
 
 
 class _Dataflow:
