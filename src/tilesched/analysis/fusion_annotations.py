@@ -33,6 +33,7 @@ from tilesched.diagnostics import TileschedError
 from tilesched.ir.blocks import functions
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import FUSION_GROUP, FUSION_ORDER, LAST_USE
+from tilesched.target.model import Target
 
 FUSION_ATTRS = (FUSION_GROUP, FUSION_ORDER, LAST_USE)
 
@@ -128,12 +129,13 @@ def group_id(op: Operation) -> int | None:
     return attr.value.data if isinstance(attr, IntegerAttr) else None
 
 
-def mark_last_use(function: func.FuncOp) -> None:
-    """Set ``tile.last_use`` on every op of every group, from the function as it is now."""
+def mark_last_use(function: func.FuncOp, target: Target | None = None) -> None:
+    """Set ``tile.last_use`` on every op of every group, from the function as it is now
+    (``target``: which arguments of a kernel entry are on-chip, see :func:`global_spaces`)."""
     members = [op for op in function.walk() if group_id(op) is not None]
     if not members:
         return
-    facts = function_liveness(function)
+    facts = function_liveness(function, global_spaces=global_spaces(target))
     for op in members:
         op.attributes[LAST_USE] = _flags(tuple(facts.flags(op)))
 
@@ -164,7 +166,15 @@ def runs(block: Block) -> list[list[Operation]]:
     return found
 
 
-def refresh_fusion_groups(module: ModuleOp) -> None:
+def global_spaces(target: Target | None) -> frozenset[str] | None:
+    """The global memory spaces of ``target`` (None without a target: then no argument of a
+    kernel entry is taken for on-chip)."""
+    if target is None:
+        return None
+    return frozenset(name for name, space in target.spaces.items() if space.is_global)
+
+
+def refresh_fusion_groups(module: ModuleOp, target: Target | None = None) -> None:
     """Restore the Fusion contract after a pass moved or copied ops (module docstring)."""
     for function in functions(module):
         if not any(FUSION_GROUP in op.attributes for op in function.walk()):
@@ -188,7 +198,7 @@ def refresh_fusion_groups(module: ModuleOp) -> None:
             else:
                 for op in run:
                     strip(op)
-        mark_last_use(function)
+        mark_last_use(function, target)
 
 
 def _copies(run: list[Operation]) -> list[list[Operation]]:

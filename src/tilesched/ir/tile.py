@@ -31,6 +31,7 @@ from xdsl.irdl import (
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
@@ -222,6 +223,7 @@ class _ScalarOp(TileOp):
 
 
 AddsOp = _variant(_ScalarOp, "adds", "dst = a + scalar")
+SubsOp = _variant(_ScalarOp, "subs", "dst = a - scalar")
 MulsOp = _variant(_ScalarOp, "muls", "dst = a * scalar")
 MaxsOp = _variant(_ScalarOp, "maxs", "dst = max(a, scalar)")
 
@@ -286,15 +288,29 @@ RowexpandDivOp = _variant(_RowExpandOp, "rowexpand_div", "dst[i, j] = a[i, j] / 
 
 @irdl_op_definition
 class FillOp(TileOp):
-    """dst = ``value`` everywhere."""
+    """dst = ``value`` everywhere: a constant (the ``value`` property) or an SSA scalar
+    (``tile.fill %dst, %s : memref<...>, f32``), exactly one of the two. The one tile op whose
+    written operand is not its last: the scalar follows it."""
 
     name = "tile.fill"
     dst = _memref_def()
-    value = prop_def(FloatAttr | IntegerAttr)
-    assembly_format = "$dst attr-dict `:` type($dst)"
+    scalar = opt_operand_def()
+    value = opt_prop_def(FloatAttr | IntegerAttr)
+    assembly_format = "$dst (`,` $scalar^)? attr-dict `:` type($dst) (`,` type($scalar)^)?"
+
+    def written(self) -> SSAValue:
+        return self.dst
 
     def read_operands(self) -> list[SSAValue]:
         return []
+
+    def verify_tile(self) -> None:
+        if (self.scalar is None) == (self.value is None):
+            raise VerifyException("'tile.fill' needs exactly one of a scalar operand and a value "
+                                  "property")
+        if self.scalar is not None and not isinstance(self.scalar.type,
+                                                      AnyFloat | IntegerType | IndexType):
+            raise VerifyException("'tile.fill' scalar must be a float, integer or index")
 
 
 @irdl_op_definition
@@ -389,7 +405,7 @@ class StageBorderOp(IRDLOperation):
 
 TILE_OPS: list[type[IRDLOperation]] = [
     LoadOp, StoreOp, CopyOp, ReshapeOp, MatmulOp,
-    AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, AddsOp, MulsOp, MaxsOp,
+    AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, AddsOp, SubsOp, MulsOp, MaxsOp,
     ExpOp, NegOp, AbsOp, ReluOp, CastOp, RsqrtOp, RowsumOp, RowmaxOp,
     RowexpandSubOp, RowexpandMulOp, RowexpandDivOp, FillOp, CallOp,
     ViewOp, SlotOp, StageBorderOp,
@@ -405,5 +421,8 @@ ASYNC_STAGES = "tile.async_stages"
 FUSION_GROUP = "tile.fusion_group"
 FUSION_ORDER = "tile.fusion_order"
 LAST_USE = "tile.last_use"
+# A unit attribute on func.func: the function is a kernel entry (its on-chip memref arguments
+# do not outlive it; docs/ir.md, DESIGN.md §2 Fusion contract).
+KERNEL = "tile.kernel"
 
 __all__ = ["TILE_OPS", "Tile", "TileOp", "Attribute"]

@@ -85,7 +85,7 @@ class ReorderEventsPass(TilePass):
                 report.cycles += _BlockReorderer(self, env, report).block(function.body.block,
                                                                           None)
         env.remarks["reorder_events"] = report.as_dict()
-        refresh_fusion_groups(module)
+        refresh_fusion_groups(module, env.target)
 
 
 class _BlockReorderer:

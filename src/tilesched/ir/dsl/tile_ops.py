@@ -106,6 +106,11 @@ class _TileOps(_Structure):
         return self._tile(T.AddsOp, [a, dst], [self._scalar_operand(a, scalar, "tile.adds")],
                           **opts)
 
+    def subs(self, a: Buffer, scalar: Any, dst: Buffer, **opts: Any) -> Operation:
+        """``tile.subs``: ``dst = a - scalar``."""
+        return self._tile(T.SubsOp, [a, dst], [self._scalar_operand(a, scalar, "tile.subs")],
+                          **opts)
+
     def muls(self, a: Buffer, scalar: Any, dst: Buffer, **opts: Any) -> Operation:
         """``tile.muls``: ``dst = a * scalar``."""
         return self._tile(T.MulsOp, [a, dst], [self._scalar_operand(a, scalar, "tile.muls")],
@@ -163,10 +168,13 @@ class _TileOps(_Structure):
         return self._tile(T.RowexpandDivOp, [a, row, dst], **opts)
 
     # others
-    def fill(self, dst: Buffer, value: float | int, **opts: Any) -> Operation:
-        """``tile.fill``: ``dst = value`` everywhere (a float or int of ``dst``'s dtype)."""
+    def fill(self, dst: Buffer, value: float | int | Scalar, **opts: Any) -> Operation:
+        """``tile.fill``: ``dst = value`` everywhere (a float or int of ``dst``'s dtype, or a
+        :class:`Scalar` SSA value)."""
         if not isinstance(dst, Buffer):
             raise _error(f"'tile.fill' destination must be a buffer, got {dst!r}")
+        if isinstance(value, Scalar):
+            return self._tile(T.FillOp, [dst], [self._use(value)], **opts)
         if isinstance(dst.dtype, AnyFloat) and isinstance(value, int | float):
             attr: Attribute = FloatAttr(float(value), dst.dtype)
         elif isinstance(dst.dtype, IntegerType) and _is_int(value):

@@ -28,6 +28,7 @@ from xdsl.ir import Block, Operation
 
 from tilesched.analysis.fusion_annotations import (
     annotation_errors,
+    global_spaces,
     group_id,
     mark_last_use,
     set_group,
@@ -81,7 +82,7 @@ class FuseTilesPass(TilePass):
                   "heuristic_cost": 0, "exact_segments": 0, "exact_optimal": 0,
                   "block_cycles": 0, "block_baseline": 0}
         for function in functions(module):
-            facts = function_liveness(function)
+            facts = function_liveness(function, global_spaces=global_spaces(ctx.target))
             written = _written_groups(function)
             groups: list[list[Operation]] = []
             spans: dict[int, list[list[Operation]]] = {gid: [] for gid in written}
@@ -89,7 +90,7 @@ class FuseTilesPass(TilePass):
                 groups.extend(self.fuse_block(block, ctx, facts, report, spans))
             _warn_split(written, spans, ctx)
             _number(groups)
-            mark_last_use(function)
+            mark_last_use(function, ctx.target)
         report["groups"] = sum(1 for _ in _heads(module))
         ctx.remarks["fuse_tiles"] = report
 

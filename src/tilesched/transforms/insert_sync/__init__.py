@@ -61,7 +61,8 @@ class InsertSyncPass(TilePass):
                 from tilesched.transforms.insert_sync.barriers import sync_barriers
 
                 sync_barriers(block, env.target)
-        refresh_fusion_groups(module)  # spans other families' sync had to break lose their marks
+        # spans other families' sync had to break lose their marks
+        refresh_fusion_groups(module, env.target)
 
 
 PASS = InsertSyncPass

@@ -51,7 +51,8 @@ class SoftwarePipelinePass(TilePass):
             split_body(loop)
         for loop in loops:
             pipeline_loop(loop, ctx, self.unroll)
-        refresh_fusion_groups(module)  # each whole copy of a span is a group; broken ones unmarked
+        # each whole copy of a span is a group; broken ones unmarked
+        refresh_fusion_groups(module, ctx.target)
 
 
 PASS = SoftwarePipelinePass
