@@ -13,8 +13,9 @@ unit and cycles, in the plan's order, the flags ``insert-sync`` will plan and th
 rules exactly for straight-line code): the critical path over all units.
 
 :func:`best_block_plan` keeps the planned groups when they do not lose cycles on the block
-against no fusion; otherwise it refines them (a group loses its first or last member, or is
-dropped) while the estimate drops, and returns no fusion if nothing refined beats it.
+against no fusion; otherwise it refines them (a group loses its first or last member, is
+cut in two, or is dropped) while the estimate drops, and returns no fusion if nothing refined
+beats it.
 Hand-written groups (``pinned``) are never changed.
 """
 
@@ -124,13 +125,14 @@ def best_block_plan(graph: FusionGraph, planned: list[list[int]], pinned: list[l
 
 def _refinements(groups: list[list[int]]) -> list[list[list[int]]]:
     """Plans one step away from ``groups``: a group without its first or last member (in
-    program order), or without the group."""
+    program order), cut in two (each part two or more members), or dropped."""
     found = []
     for k, group in enumerate(groups):
         others = groups[:k] + groups[k + 1:]
         if len(group) > 2:
             found.append(others + [group[1:]])
             found.append(others + [group[:-1]])
+        found.extend(others + [group[:cut], group[cut:]] for cut in range(2, len(group) - 1))
         found.append(others)
     return found
 

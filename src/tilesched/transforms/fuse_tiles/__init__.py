@@ -63,6 +63,8 @@ class FuseTilesPass(TilePass):
     exact: bool = option(False, "also plan segments of at most exact-size fusible ops with CP-SAT")
     exact_size: int = option(32, "largest segment (fusible ops) planned exactly", low=2, high=64)
     exact_seconds: int = option(10, "CP-SAT time limit per segment", low=1, high=3600)
+    whole_block: bool = option(True, "judge plans on the whole block, every unit (never slower "
+                               "than no fusion); false: by the fusible ops' cycles alone")
 
     @classmethod
     def applies_to(cls, target: Target) -> bool:
@@ -102,7 +104,7 @@ class FuseTilesPass(TilePass):
             if is_unknown(op):
                 ctx.remark(f"fuse-tiles: {op_semantics(op).reason}", op)
         found = []
-        machine = Machine.of(ctx.target)
+        machine = Machine.of(ctx.target) if self.whole_block else None
         for segment in block_segments(block, ctx.target, facts):
             plan = plan_segment_groups(segment, self.planner, self.beam, self.exact,
                                        self.exact_size, self.exact_seconds, machine)

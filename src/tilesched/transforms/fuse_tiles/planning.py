@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tilesched.schedule.fusion.block import best_block_plan
+from tilesched.schedule.fusion.block import BlockPlan, best_block_plan
 from tilesched.schedule.fusion.cost import plan_cost
 from tilesched.schedule.fusion.exact import ExactPlan, exact_plan, supports
 from tilesched.schedule.fusion.search import plan_greedy, plan_segment
@@ -37,7 +37,7 @@ class SegmentPlan:
 
 
 def plan_segment_groups(segment: Segment, planner: str, beam: int, exact: bool, exact_size: int,
-                        exact_seconds: int, machine: Machine) -> SegmentPlan:
+                        exact_seconds: int, machine: Machine | None) -> SegmentPlan:
     """Plan, solve exactly if asked and small enough, keep only what does not lose cycles on
     the whole block (:func:`~tilesched.schedule.fusion.block.best_block_plan`), then make every
     group a span."""
@@ -54,7 +54,10 @@ def plan_segment_groups(segment: Segment, planner: str, beam: int, exact: bool, 
     def orderer(candidate: list[list[int]], late: bool):
         return split_until_contiguous(len(graph), graph.edges, candidate, late)
 
-    chosen = best_block_plan(graph, groups, written, machine, orderer)
+    if machine is None:  # whole-block=false: the plan as the cost model chose it
+        chosen = BlockPlan(groups, False, 0, 0)
+    else:
+        chosen = best_block_plan(graph, groups, written, machine, orderer)
     kept, order = orderer(chosen.groups + written, chosen.late)
     written_ids = {}
     for index, group in enumerate(kept):
