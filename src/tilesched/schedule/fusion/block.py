@@ -10,7 +10,9 @@ the store of A's result made the kernel 27% slower than no fusion (issue 27, ite
 node (its unit, its fused cycles by :func:`.cost.group_cost`), every other node with its own
 unit and cycles, in the plan's order, the flags ``insert-sync`` will plan and their waits
 (:func:`tilesched.schedule.reorder.order_cost.evaluate_order`, which follows the simulator's
-rules exactly for straight-line code): the critical path over all units.
+rules exactly for straight-line code; a loop body that is one segment is replayed for two
+iterations with the back-edge flags of its loop-carried dependences): the critical path over
+all units.
 
 :func:`best_block_plan` keeps the planned groups when they do not lose cycles on the block
 against no fusion; otherwise it refines them (a group loses its first or last member, is
@@ -64,7 +66,9 @@ def block_cycles(graph: FusionGraph, groups: Sequence[Sequence[int]], order: Seq
             inline.extend([node.inline] * (len(groups[group]) - 1))
             durations.extend([0] * (len(groups[group]) - 1))
     deps = sorted({(node_of[i], node_of[j]) for i, j in graph.edges if node_of[i] != node_of[j]})
-    segment = Segment(units, durations, inline, deps=deps)
+    carried = None if graph.carried is None else sorted(
+        {(node_of[i], node_of[j], d) for i, j, d in graph.carried})
+    segment = Segment(units, durations, inline, deps=deps, carried=carried, trips=graph.trips)
     return evaluate_order(segment, list(range(len(units))), machine).makespan
 
 

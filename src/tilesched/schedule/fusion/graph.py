@@ -67,6 +67,10 @@ class FusionGraph:
     nodes: list[FusionNode]
     edges: list[tuple[int, int]] = field(default_factory=list)
     dataflow: list[tuple[int, int]] = field(default_factory=list)
+    # a loop body that is one segment: dependences to later iterations (producer, consumer,
+    # distance) and the trips the block-level estimate replays (None: straight-line code)
+    carried: list[tuple[int, int, int]] | None = None
+    trips: int = 1
 
     def __post_init__(self) -> None:
         n = len(self.nodes)

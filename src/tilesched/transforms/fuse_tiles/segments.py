@@ -18,9 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation
 
+from tilesched.analysis.dependence import loop_carried_dependences
 from tilesched.analysis.effects import effects_of
 from tilesched.analysis.fusion_annotations import group_id
 from tilesched.analysis.fusion_liveness import LivenessFacts
@@ -55,6 +57,7 @@ class _Builder:
     per op; regions, tile keys and sizes once per value: a block reuses a few tiles many times)."""
 
     def __init__(self, block: Block, target: Target, facts: LivenessFacts):
+        self.block = block
         self.ops = body_ops(block)
         self.target = target
         self.facts = facts
@@ -93,7 +96,13 @@ class _Builder:
             else:
                 current.append(op)
         runs.append(current)
-        return [self.segment(run) for run in runs if run]
+        segments = [self.segment(run) for run in runs if run]
+        loop = self.block.parent_op()
+        if len(segments) == 1 and isinstance(loop, scf.ForOp):
+            segment = segments[0]
+            segment.graph.carried = _carried(loop, segment.nodes)
+            segment.graph.trips = 2  # enough to see the back-edge flags' waits
+        return segments
 
     def segment(self, ops: list[Operation]) -> Segment:
         nodes = [op for op in ops if self.semantics[op].kind != PURE]
@@ -233,6 +242,18 @@ def _plain_tile_op(cls: type) -> bool:
 def _reads_all_but_last(cls: type) -> bool:
     """Does the class keep ``TileOp.read_operands`` (every memref operand but the last)?"""
     return cls.read_operands is TileOp.read_operands
+
+
+def _carried(loop: scf.ForOp, nodes: list[Operation]) -> list[tuple[int, int, int]]:
+    """Loop-carried dependences of ``loop`` between ``nodes``: (producer, consumer, distance)."""
+    body = list(loop.body.block.ops)
+    index = {op: k for k, op in enumerate(nodes)}
+    found = set()
+    for dep in loop_carried_dependences(loop):
+        src, dst = index.get(body[dep.src]), index.get(body[dep.dst])
+        if src is not None and dst is not None:
+            found.add((src, dst, dep.distance))
+    return sorted(found)
 
 
 def _bytes(value) -> int:
