@@ -31,7 +31,6 @@ from xdsl.irdl import (
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
-    opt_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
@@ -288,29 +287,33 @@ RowexpandDivOp = _variant(_RowExpandOp, "rowexpand_div", "dst[i, j] = a[i, j] / 
 
 @irdl_op_definition
 class FillOp(TileOp):
-    """dst = ``value`` everywhere: a constant (the ``value`` property) or an SSA scalar
-    (``tile.fill %dst, %s : memref<...>, f32``), exactly one of the two. The one tile op whose
-    written operand is not its last: the scalar follows it."""
+    """dst = ``value`` everywhere."""
 
     name = "tile.fill"
     dst = _memref_def()
-    scalar = opt_operand_def()
-    value = opt_prop_def(FloatAttr | IntegerAttr)
-    assembly_format = "$dst (`,` $scalar^)? attr-dict `:` type($dst) (`,` type($scalar)^)?"
+    value = prop_def(FloatAttr | IntegerAttr)
+    assembly_format = "$dst attr-dict `:` type($dst)"
 
-    def written(self) -> SSAValue:
-        return self.dst
+    def read_operands(self) -> list[SSAValue]:
+        return []
+
+
+@irdl_op_definition
+class FillsOp(TileOp):
+    """dst = ``scalar`` everywhere: ``tile.fill`` from an SSA scalar (the scalar form, as
+    ``adds`` is of ``add``; PTO's ``TEXPANDS``)."""
+
+    name = "tile.fills"
+    scalar = operand_def()
+    dst = _memref_def()
+    assembly_format = "$scalar `,` $dst attr-dict `:` type($scalar) `,` type($dst)"
 
     def read_operands(self) -> list[SSAValue]:
         return []
 
     def verify_tile(self) -> None:
-        if (self.scalar is None) == (self.value is None):
-            raise VerifyException("'tile.fill' needs exactly one of a scalar operand and a value "
-                                  "property")
-        if self.scalar is not None and not isinstance(self.scalar.type,
-                                                      AnyFloat | IntegerType | IndexType):
-            raise VerifyException("'tile.fill' scalar must be a float, integer or index")
+        if not isinstance(self.scalar.type, AnyFloat | IntegerType | IndexType):
+            raise VerifyException("'tile.fills' scalar must be a float, integer or index")
 
 
 @irdl_op_definition
@@ -407,7 +410,7 @@ TILE_OPS: list[type[IRDLOperation]] = [
     LoadOp, StoreOp, CopyOp, ReshapeOp, MatmulOp,
     AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, AddsOp, SubsOp, MulsOp, MaxsOp,
     ExpOp, NegOp, AbsOp, ReluOp, CastOp, RsqrtOp, RowsumOp, RowmaxOp,
-    RowexpandSubOp, RowexpandMulOp, RowexpandDivOp, FillOp, CallOp,
+    RowexpandSubOp, RowexpandMulOp, RowexpandDivOp, FillOp, FillsOp, CallOp,
     ViewOp, SlotOp, StageBorderOp,
 ]
 

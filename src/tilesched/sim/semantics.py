@@ -107,8 +107,10 @@ def _evaluate(name, inputs, scalars, props, out_shape, out_dtype):
         return _f32(inputs[0]).sum(axis=-1, keepdims=True, dtype=np.float32)
     if name == "tile.rowmax":
         return _f32(inputs[0]).max(axis=-1, keepdims=True)
-    if name == "tile.fill":  # a constant, or an SSA scalar operand
-        return np.full(out_shape, scalars[0] if scalars else props.get("value", 0))
+    if name == "tile.fill":
+        return np.full(out_shape, props.get("value", 0))
+    if name == "tile.fills":  # fill from an SSA scalar
+        return np.full(out_shape, _scalar(scalars))
     if name == "tile.reshape":
         return _reshape(inputs[0], out_shape, out_dtype)
     if name == "tile.call":
@@ -117,7 +119,7 @@ def _evaluate(name, inputs, scalars, props, out_shape, out_dtype):
 
 
 def _scalar(scalars: list):
-    """The scalar operand of ``adds`` / ``subs`` / ``muls`` / ``maxs``."""
+    """The scalar operand of ``adds`` / ``subs`` / ``muls`` / ``maxs`` / ``fills``."""
     if not scalars:
         raise ValueError("scalar tile op without a scalar operand")
     return scalars[0]

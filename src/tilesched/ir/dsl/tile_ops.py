@@ -173,8 +173,8 @@ class _TileOps(_Structure):
         :class:`Scalar` SSA value)."""
         if not isinstance(dst, Buffer):
             raise _error(f"'tile.fill' destination must be a buffer, got {dst!r}")
-        if isinstance(value, Scalar):
-            return self._tile(T.FillOp, [dst], [self._use(value)], **opts)
+        if isinstance(value, Scalar):  # tile.fills: from an SSA scalar
+            return self._create_fills(dst, value, **opts)
         if isinstance(dst.dtype, AnyFloat) and isinstance(value, int | float):
             attr: Attribute = FloatAttr(float(value), dst.dtype)
         elif isinstance(dst.dtype, IntegerType) and _is_int(value):
@@ -182,6 +182,12 @@ class _TileOps(_Structure):
         else:
             raise _error(f"'tile.fill' value {value!r} does not fit element type {dst.dtype}")
         return self._tile(T.FillOp, [dst], props={"value": attr}, **opts)
+
+    def _create_fills(self, dst: Buffer, value: Scalar, **opts: Any) -> Operation:
+        options = self._tile_options("tile.fills", opts.pop("pipe", None), opts.pop("latency", None))
+        attributes = {**self._annotations(**_sched(opts, "tile.fills")), **self._fusion_attributes()}
+        return self._create(T.FillsOp, [self._use(value), self._buffer(dst, "tile.fills", "operand 2")],
+                            options, attributes)
 
     def call(self, callee: str, *operands: Buffer | Index | Scalar, **opts: Any) -> Operation:
         """``tile.call @callee``: an opaque call with unknown effects (a scheduling barrier)."""
