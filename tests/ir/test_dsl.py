@@ -55,6 +55,7 @@ def _ascend_vector_kernel() -> Kernel:
     for op in (k.add, k.sub, k.mul, k.div, k.max, k.min):
         op(a, b, d)
     k.adds(a, 1.5, d)
+    k.subs(a, alpha, d)
     k.muls(a, alpha, d)
     k.maxs(a, 0, d)
     for op in (k.exp, k.neg, k.abs, k.relu, k.rsqrt):
@@ -65,6 +66,7 @@ def _ascend_vector_kernel() -> Kernel:
     for op in (k.rowexpand_sub, k.rowexpand_mul, k.rowexpand_div):
         op(a, row, d)
     k.fill(d, 0.0)
+    k.fill(d, alpha)  # tile.fills
     k.reshape(d, flat)
     k.call("opaque_helper", a, d)
     k.stage_border("end", priority=2)

@@ -12,8 +12,9 @@ config.excludes = ["Inputs", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.environment["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 config.environment["PYTHONUNBUFFERED"] = "1"
-if os.environ.get("PYTHONPATH"):  # a worktree testing its own sources (PYTHONPATH=.../src)
-    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
+for name in ("PYTHONPATH", "TILESCHED_PURE_PYTHON"):  # run the tree (and engine) the caller runs
+    if name in os.environ:
+        config.environment[name] = os.environ[name]
 bin_dir = os.path.dirname(sys.executable)
 tilesched = shutil.which("tilesched", path=bin_dir) or "tilesched"
 config.substitutions.append(("%tilesched", tilesched))

@@ -109,12 +109,14 @@ def _slices(access: Access) -> tuple[slice, ...]:
     return tuple(slice(lo, hi) for lo, hi in access.region)
 
 
-def true_last_uses(trace: Trace) -> dict[tuple[str, int], bool]:
+def true_last_uses(trace: Trace, owned_arguments: frozenset[str] = frozenset()
+                   ) -> dict[tuple[str, int], bool]:
     """(op location, memref operand slot) -> is every executed read at that slot a last use?
 
     A read is a last use when its buffer is local and none of its elements is read by a later
     op before a later op (or the reading op itself) overwrites it; argument buffers are read
-    after the function returns. Written slots are never last uses.
+    after the function returns, except ``owned_arguments`` (buffer names: on-chip arguments of
+    a kernel entry, which die with it). Written slots are never last uses.
     """
     ops = [op for op in next(iter(trace.programs.values())) if not op.is_sync]
     verdict: dict[tuple[str, int], bool] = {}
@@ -129,14 +131,15 @@ def true_last_uses(trace: Trace) -> dict[tuple[str, int], bool]:
                 continue
             if op.name == "tile.fill":
                 continue
-            dead = _dead_after(trace, ops, k, access, writes)
+            dead = _dead_after(trace, ops, k, access, writes, owned_arguments)
             verdict[(op.loc, slot)] = verdict.get((op.loc, slot), True) and dead
     return verdict
 
 
-def _dead_after(trace: Trace, ops, k: int, access: Access, own_writes: list[Access]) -> bool:
+def _dead_after(trace: Trace, ops, k: int, access: Access, own_writes: list[Access],
+                owned_arguments: frozenset[str] = frozenset()) -> bool:
     buffer = trace.buffers[access.buffer]
-    if buffer.is_argument:
+    if buffer.is_argument and buffer.name not in owned_arguments:
         return False
     live = np.zeros(buffer.shape, dtype=bool)
     live[_slices(access)] = True

@@ -9,7 +9,8 @@ of a span on a unit with a :class:`~tilesched.target.model.FusionModel`
 - a read operand stays in vector registers when an earlier op of the span wrote exactly that
   tile; the written operand does when a later op of the span reads exactly that tile with its
   ``tile.last_use`` flag set (the value is dead after that read, so it never goes to UB);
-- the op that brings the span's distinct tiles above ``live_tiles`` pays a spill per extra tile.
+- the op that raises the span's peak of tiles live at once above ``live_tiles`` pays a spill per
+  extra tile (the target's spill rule, :meth:`~tilesched.target.model.FusionModel.span_spills`).
 
 ``tile.last_use`` is what makes a write stay in registers, so the payoff depends on the marking
 being exact. :func:`fused_op_cycles` is called by :func:`tilesched.analysis.units.op_cycles`, so
@@ -18,44 +19,15 @@ the simulator, ``reorder-events`` and ``modulo-schedule`` all see the same durat
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
+from tilesched.analysis.fusion_annotations import last_use_flags, span_of
 from tilesched.analysis.fusion_semantics import op_semantics
 from tilesched.analysis.regions import Region, root_region
-from tilesched.ir.tile import FUSION_GROUP, FUSION_ORDER, LAST_USE, TileOp
+from tilesched.ir.tile import TileOp
 from tilesched.ir.types import element_bytes, memref_shape
 from tilesched.target.model import OperandShape, Route, Target
-
-
-def group_of(op: Operation) -> int | None:
-    """The ``tile.fusion_group`` of ``op`` (None when absent or not an integer)."""
-    attr = op.attributes.get(FUSION_GROUP)
-    return attr.value.data if isinstance(attr, IntegerAttr) else None
-
-
-def last_use_flags(op: Operation) -> list[bool] | None:
-    """The ``tile.last_use`` flags of ``op`` (one per memref operand), or None."""
-    attr = op.attributes.get(LAST_USE)
-    if not isinstance(attr, DenseArrayBase):
-        return None
-    return [bool(v) for v in attr.get_values()]
-
-
-def span_of(op: Operation) -> list[Operation]:
-    """The maximal run of consecutive ops around ``op`` with its fusion group ([op] if none)."""
-    group = group_of(op)
-    if group is None or op.parent_block() is None:
-        return [op]
-    before, current = [], op.prev_op
-    while current is not None and group_of(current) == group:
-        before.append(current)
-        current = current.prev_op
-    after, current = [], op.next_op
-    while current is not None and group_of(current) == group:
-        after.append(current)
-        current = current.next_op
-    return [*reversed(before), op, *after]
 
 
 def tile_key(value) -> Region:
@@ -98,48 +70,13 @@ def _dies_in_span(key: Region, later: list[Operation]) -> bool:
 
 def _spill(span: list[Operation], position: int, op: Operation, target: Target,
            rule: Route) -> int:
-    """Spill cycles ``op`` pays: one per new distinct tile of the span beyond ``live_tiles``."""
+    """Spill cycles ``op`` pays: the target's spill rule (:meth:`FusionModel.span_spills`) over
+    the tiles each member of the span touches."""
     model = target.units[rule.unit].fusion
-    seen: set[Region] = set()
-    for member in span[:position]:
-        seen.update(tile_key(v) for v in member.operands if isinstance(v.type, MemRefType))
-    before = len(seen)
-    seen.update(tile_key(v) for v in op.operands if isinstance(v.type, MemRefType))
-    extra = max(0, len(seen) - model.live_tiles) - max(0, before - model.live_tiles)
+    touched = [[tile_key(v) for v in member.operands if isinstance(v.type, MemRefType)]
+               for member in span]
+    extra = model.span_spills(touched)[position]
     if extra <= 0:
         return 0
     elements = op_semantics(op).elements
     return extra * model.spill_cycles(elements, target.bandwidth(rule))
-
-
-def span_units(ops: list[Operation], keep=None) -> list[list[int]]:
-    """Indices of ``ops`` grouped into scheduling units: each maximal run of two or more
-    consecutive ops of one fusion group is one unit (later passes insert nothing inside it and
-    move it whole), every other op is a unit of its own. A run for which ``keep(run)`` is false
-    loses its annotations instead (a pass that must break a span removes them)."""
-    units: list[list[int]] = []
-    k = 0
-    while k < len(ops):
-        group = group_of(ops[k])
-        end = k + 1
-        while group is not None and end < len(ops) and group_of(ops[end]) == group:
-            end += 1
-        run = list(range(k, end))
-        if len(run) >= 2 and (keep is None or keep([ops[i] for i in run])):
-            units.append(run)
-        else:
-            if len(run) >= 2:
-                for i in run:
-                    for name in (FUSION_GROUP, FUSION_ORDER, LAST_USE):
-                        ops[i].attributes.pop(name, None)
-            units.extend([i] for i in run)
-        k = end
-    return units
-
-
-def unit_pairs(units: list[list[int]], pairs) -> list[tuple]:
-    """``(src, dst, ...)`` tuples over ops mapped to units; plain pairs inside one unit are
-    dropped (loop-carried triples are kept: a unit may depend on its previous iteration)."""
-    unit_of = {i: u for u, members in enumerate(units) for i in members}
-    mapped = {(unit_of[p[0]], unit_of[p[1]], *p[2:]) for p in pairs}
-    return sorted(p for p in mapped if len(p) > 2 or p[0] != p[1])

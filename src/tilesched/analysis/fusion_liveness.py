@@ -1,7 +1,9 @@
 """Element-exact liveness of local buffers: the facts behind ``tile.last_use`` and fusion costs.
 
 A read slot of a tile op is a *last use* (DESIGN.md §2, Fusion contract) when its buffer is local
-to the function (a ``memref.alloc``, or a view or slot of one) and no element of the region it
+to the function (a ``memref.alloc``, or a view or slot of one; or an on-chip memref argument of a
+kernel entry, a function with the ``tile.kernel`` attribute, whose buffers do not outlive it:
+on-chip means in a space the target does not call global) and no element of the region it
 reads is read again before being overwritten: not later in the block, not in a later iteration
 of an enclosing loop, not after it. The op's own write counts as an overwrite; the op's other
 slots are not "later".
@@ -30,6 +32,7 @@ iteration, after a loop, or never killed in a function that returns it).
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,8 +43,9 @@ from xdsl.ir import Block, Operation, SSAValue
 from tilesched.analysis.affine import Affine, constant_value
 from tilesched.analysis.fusion_semantics import HARD_BOUNDARY, PURE, op_semantics
 from tilesched.analysis.regions import Region, root_region
+from tilesched.ir.blocks import is_kernel_entry
 from tilesched.ir.tile import CallOp, TileOp
-from tilesched.ir.types import memref_shape
+from tilesched.ir.types import memory_space, memref_shape
 
 INSTANCE_BUDGET = 400_000  # op instances walked at most before loops are summarized
 
@@ -63,15 +67,22 @@ class LivenessFacts:
         return self.last_use.get(op, [False] * count)
 
 
-def function_liveness(function: func.FuncOp, budget: int = INSTANCE_BUDGET) -> LivenessFacts:
-    """Last-use flags and escapes of every tile op of ``function`` (see the module docstring)."""
+def function_liveness(function: func.FuncOp, budget: int = INSTANCE_BUDGET,
+                      global_spaces: Collection[str] | None = None) -> LivenessFacts:
+    """Last-use flags and escapes of every tile op of ``function`` (see the module docstring).
+    ``global_spaces``: the target's global memory spaces; without them no argument is local."""
     walker = _Walker(function, budget)
     if walker.opaque:
         return walker.facts  # memrefs of unknown origin may alias anything: no flag is true
     live: Live = {}
-    for arg in function.body.block.args:  # arguments are read after the function returns
-        if isinstance(arg.type, MemRefType):
-            live[arg] = walker.everything(arg)
+    owned = global_spaces is not None and is_kernel_entry(function)
+    for arg in function.body.block.args:
+        if not isinstance(arg.type, MemRefType):
+            continue
+        if owned and memory_space(arg.type) not in global_spaces:
+            walker.local.add(arg)  # a kernel entry's on-chip buffer dies with it
+        else:
+            live[arg] = walker.everything(arg)  # read after the function returns
     walker.block(function.body.block, {}, live, record=True)
     return walker.facts
 

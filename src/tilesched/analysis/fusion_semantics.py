@@ -3,7 +3,7 @@
 Every op falls in one class:
 
 - ``compute``: vector compute a fused span may hold: elementwise binary (``add sub mul div max
-  min``), scalar forms (``adds muls maxs``), unary (``exp neg abs relu cast rsqrt``), ``fill``,
+  min``), scalar forms (``adds subs muls maxs``), unary (``exp neg abs relu cast rsqrt``), ``fill``, ``fills``,
   ``rowexpand_*`` and the row reductions (``rowsum rowmax``);
 - ``local-boundary``: ``tile.reshape``: same bytes under a new shape, so the iteration domain
   changes; never fused, but it may move like any op with known effects;
@@ -39,11 +39,11 @@ MOVABLE = "movable"
 PURE = "pure"
 HARD_BOUNDARY = "hard-boundary"
 
-_ELEMENTWISE = (T.AddOp, T.SubOp, T.MulOp, T.DivOp, T.MaxOp, T.MinOp, T.AddsOp, T.MulsOp,
-                T.MaxsOp, T.ExpOp, T.NegOp, T.AbsOp, T.ReluOp, T.CastOp, T.RsqrtOp)
+_ELEMENTWISE = (T.AddOp, T.SubOp, T.MulOp, T.DivOp, T.MaxOp, T.MinOp, T.AddsOp, T.SubsOp,
+                T.MulsOp, T.MaxsOp, T.ExpOp, T.NegOp, T.AbsOp, T.ReluOp, T.CastOp, T.RsqrtOp)
 _ROW_REDUCTIONS = (T.RowsumOp, T.RowmaxOp)
 _ROW_EXPANDS = (T.RowexpandSubOp, T.RowexpandMulOp, T.RowexpandDivOp)
-COMPUTE_OPS = (*_ELEMENTWISE, *_ROW_REDUCTIONS, *_ROW_EXPANDS, T.FillOp)
+COMPUTE_OPS = (*_ELEMENTWISE, *_ROW_REDUCTIONS, *_ROW_EXPANDS, T.FillOp, T.FillsOp)
 _MOVABLE_OPS = (T.LoadOp, T.StoreOp, T.CopyOp, T.MatmulOp, memref.DeallocOp)
 _PURE_OPS = (T.ViewOp, T.SlotOp, memref.AllocOp)
 _PURE_PREFIXES = ("arith.", "math.", "affine.apply")
@@ -118,7 +118,7 @@ def iteration_domain(op: Operation) -> tuple[int, ...] | None:
             shapes.append(shape)
     if not shapes:
         return None
-    if isinstance(op, T.FillOp):
+    if isinstance(op, T.FillOp | T.FillsOp):
         return shapes[-1]
     return shapes[0]  # the input: row reductions iterate over it, not over their Mx1 output
 

@@ -25,7 +25,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
 def load_verified(path: str, target: Target) -> ModuleOp:
     """Parse ``path`` and verify it against ``target`` (and its fusion annotations); errors are
     located and exit 2."""
-    from tilesched.transforms.fuse_tiles.annotations import annotation_errors
+    from tilesched.analysis.fusion_annotations import annotation_errors
 
     module = parse_file(path)
     verify_module(module, target)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.ir import Block, Operation
 from xdsl.rewriter import InsertPoint, Rewriter
+
+from tilesched.ir.tile import KERNEL
 
 
 def body_ops(block: Block) -> list[Operation]:
@@ -21,6 +23,12 @@ def body_ops(block: Block) -> list[Operation]:
 def functions(module: ModuleOp) -> list[func.FuncOp]:
     """The functions of ``module`` that have a body."""
     return [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+
+
+def is_kernel_entry(function: func.FuncOp) -> bool:
+    """Does ``function`` carry the ``tile.kernel`` unit attribute (a kernel entry: its on-chip
+    memref arguments are its own and do not outlive it)?"""
+    return isinstance(function.attributes.get(KERNEL), UnitAttr)
 
 
 def insert_before(anchor: Operation, new_ops: list[Operation]) -> None:

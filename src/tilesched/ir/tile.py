@@ -222,6 +222,7 @@ class _ScalarOp(TileOp):
 
 
 AddsOp = _variant(_ScalarOp, "adds", "dst = a + scalar")
+SubsOp = _variant(_ScalarOp, "subs", "dst = a - scalar")
 MulsOp = _variant(_ScalarOp, "muls", "dst = a * scalar")
 MaxsOp = _variant(_ScalarOp, "maxs", "dst = max(a, scalar)")
 
@@ -295,6 +296,24 @@ class FillOp(TileOp):
 
     def read_operands(self) -> list[SSAValue]:
         return []
+
+
+@irdl_op_definition
+class FillsOp(TileOp):
+    """dst = ``scalar`` everywhere: ``tile.fill`` from an SSA scalar (the scalar form, as
+    ``adds`` is of ``add``; PTO's ``TEXPANDS``)."""
+
+    name = "tile.fills"
+    scalar = operand_def()
+    dst = _memref_def()
+    assembly_format = "$scalar `,` $dst attr-dict `:` type($scalar) `,` type($dst)"
+
+    def read_operands(self) -> list[SSAValue]:
+        return []
+
+    def verify_tile(self) -> None:
+        if not isinstance(self.scalar.type, AnyFloat | IntegerType | IndexType):
+            raise VerifyException("'tile.fills' scalar must be a float, integer or index")
 
 
 @irdl_op_definition
@@ -389,9 +408,9 @@ class StageBorderOp(IRDLOperation):
 
 TILE_OPS: list[type[IRDLOperation]] = [
     LoadOp, StoreOp, CopyOp, ReshapeOp, MatmulOp,
-    AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, AddsOp, MulsOp, MaxsOp,
+    AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, AddsOp, SubsOp, MulsOp, MaxsOp,
     ExpOp, NegOp, AbsOp, ReluOp, CastOp, RsqrtOp, RowsumOp, RowmaxOp,
-    RowexpandSubOp, RowexpandMulOp, RowexpandDivOp, FillOp, CallOp,
+    RowexpandSubOp, RowexpandMulOp, RowexpandDivOp, FillOp, FillsOp, CallOp,
     ViewOp, SlotOp, StageBorderOp,
 ]
 
@@ -405,5 +424,8 @@ ASYNC_STAGES = "tile.async_stages"
 FUSION_GROUP = "tile.fusion_group"
 FUSION_ORDER = "tile.fusion_order"
 LAST_USE = "tile.last_use"
+# A unit attribute on func.func: the function is a kernel entry (its on-chip memref arguments
+# do not outlive it; docs/ir.md, DESIGN.md §2 Fusion contract).
+KERNEL = "tile.kernel"
 
 __all__ = ["TILE_OPS", "Tile", "TileOp", "Attribute"]

@@ -62,7 +62,8 @@ _BINARY = {
     "tile.add": np.add, "tile.sub": np.subtract, "tile.mul": np.multiply, "tile.div": _divide,
     "tile.max": np.maximum, "tile.min": np.minimum,
 }
-_SCALAR = {"tile.adds": np.add, "tile.muls": np.multiply, "tile.maxs": np.maximum}
+_SCALAR = {"tile.adds": np.add, "tile.subs": np.subtract, "tile.muls": np.multiply,
+           "tile.maxs": np.maximum}
 _UNARY = {
     "tile.exp": np.exp, "tile.neg": np.negative, "tile.abs": np.abs,
     "tile.relu": lambda x: np.maximum(x, 0), "tile.cast": lambda x: x,
@@ -108,6 +109,8 @@ def _evaluate(name, inputs, scalars, props, out_shape, out_dtype):
         return _f32(inputs[0]).max(axis=-1, keepdims=True)
     if name == "tile.fill":
         return np.full(out_shape, props.get("value", 0))
+    if name == "tile.fills":  # fill from an SSA scalar
+        return np.full(out_shape, _scalar(scalars))
     if name == "tile.reshape":
         return _reshape(inputs[0], out_shape, out_dtype)
     if name == "tile.call":
@@ -116,7 +119,7 @@ def _evaluate(name, inputs, scalars, props, out_shape, out_dtype):
 
 
 def _scalar(scalars: list):
-    """The scalar operand of ``adds`` / ``muls`` / ``maxs``."""
+    """The scalar operand of ``adds`` / ``subs`` / ``muls`` / ``maxs`` / ``fills``."""
     if not scalars:
         raise ValueError("scalar tile op without a scalar operand")
     return scalars[0]

@@ -14,12 +14,16 @@ formulas ``round(slope x elements + bias)`` looked up by (op, element type, colu
 ``fixed + ceil(K / k_block) * cycles_per_k_block + ceil(M * N * K / macs_per_cycle)``.
 A target with ``frequency_hz`` converts cycles to microseconds (:meth:`Target.microseconds`).
 A unit with a :class:`FusionModel` also runs fused spans (``tile.fusion_group``,
-docs/fuse-tiles.md): :meth:`Target.fused_cycles` is the duration of one op of a span.
+docs/fuse-tiles.md): :meth:`Target.fused_cycles` is the duration of one op of a span. The fused
+formula (:func:`fused_op_time`) and the spill rule (:meth:`FusionModel.span_spills`) are defined
+here once: the simulator (``analysis/fusion_cost``) and the fusion planner
+(``schedule/fusion/cost``) both call them.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 UNIT_KINDS = ("inline", "queued", "async", "lds")
@@ -42,10 +46,12 @@ class FusionModel:
     The span is one vector loop over the group's iteration domain: its first op pays the unit's
     ``fixed`` startup, every later op only ``member_fixed``. An operand that stays in vector
     registers (a tile written by an earlier op of the span, or written and last-used inside it)
-    streams at ``register_bytes_per_cycle`` instead of the unit's UB bandwidth. A span that
-    touches more than ``live_tiles`` distinct tiles spills: each tile beyond the limit costs a
-    store and a reload of the domain at 4 bytes per element. Every built-in number is an
-    assumption (see the target TOML).
+    streams at ``register_bytes_per_cycle`` instead of the unit's UB bandwidth
+    (:func:`fused_op_time`). The loop holds a tile in a register from the first op of the span
+    that touches it to the last (:func:`span_live_tiles`); when more than ``live_tiles`` tiles are
+    live at once the span spills: each tile beyond the limit costs a store and a reload of the
+    domain at 4 bytes per element (:meth:`span_spills`, :meth:`spill_cycles`). Every built-in
+    number is an assumption (see the target TOML).
     """
 
     member_fixed: int = 1
@@ -55,6 +61,49 @@ class FusionModel:
     def spill_cycles(self, elements: int, bytes_per_cycle: float) -> int:
         """Cycles one spilled tile of ``elements`` costs (a store and a reload, 4 B each)."""
         return 2 * math.ceil(elements * 4 / bytes_per_cycle) if bytes_per_cycle > 0 else 0
+
+    def span_spills(self, span_tiles: Sequence[Iterable[Hashable]]) -> list[int]:
+        """Spilled tiles charged to each member of a span (members in span order, each given the
+        tiles it touches): the span spills ``max(0, peak - live_tiles)`` tiles, where ``peak`` is
+        the most tiles live at once (:func:`span_live_tiles`); each member pays for the excess it
+        adds to the running peak."""
+        charged, peak = [], 0
+        for live in span_live_tiles(span_tiles):
+            before = max(0, peak - self.live_tiles)
+            peak = max(peak, live)
+            charged.append(max(0, peak - self.live_tiles) - before)
+        return charged
+
+
+def span_live_tiles(span_tiles: Sequence[Iterable[Hashable]]) -> list[int]:
+    """Tiles live at each member of a span: tile ``t`` is live at member ``k`` when a member at
+    or before ``k`` and a member at or after ``k`` touch it (read or write). A tile is identified
+    by the exact elements it covers (its buffer and region), so a value read once from the local
+    buffer occupies a register only at that op, and one passed along the span from its first use
+    to its last."""
+    first: dict[Hashable, int] = {}
+    last: dict[Hashable, int] = {}
+    for k, tiles in enumerate(span_tiles):
+        for tile in tiles:
+            first.setdefault(tile, k)
+            last[tile] = k
+    delta = [0] * (len(span_tiles) + 1)
+    for tile, start in first.items():
+        delta[start] += 1
+        delta[last[tile] + 1] -= 1
+    live, counts = 0, []
+    for k in range(len(span_tiles)):
+        live += delta[k]
+        counts.append(live)
+    return counts
+
+
+def fused_op_time(fixed: int, factor: float, streams: Iterable[int]) -> int:
+    """Cycles of one op of a fused span: its startup (the unit's ``fixed`` for the span's first
+    op, ``member_fixed`` for a later one) plus its slowest operand stream (cycles through the
+    local buffer or in registers) times the op's factor. With every stream through the local
+    buffer and the unit's startup this is the unfused latency model."""
+    return fixed + math.ceil(max(streams, default=0) * factor)
 
 
 def microseconds(cycles: int | float, frequency_hz: float | None) -> float | None:
@@ -262,8 +311,8 @@ class Target:
         bandwidth = rule.bytes_per_cycle or unit.bytes_per_cycle
         streams = [stream_cycles(o.bytes, model.register_bytes_per_cycle if inside else bandwidth)
                    for o, inside in zip(operands, in_registers, strict=True)]
-        work = max(streams, default=0)
-        return (fixed if head else model.member_fixed) + math.ceil(work * unit.op_factor.get(op, 1.0))
+        return fused_op_time(fixed if head else model.member_fixed, unit.op_factor.get(op, 1.0),
+                             streams)
 
     def bandwidth(self, rule: Route) -> float:
         """Bytes per cycle of ``rule`` (its own, else its unit's)."""

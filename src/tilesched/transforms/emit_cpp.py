@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 
+from tilesched.analysis.fusion_annotations import annotation_errors
 from tilesched.diagnostics import TileschedErrors
 from tilesched.emit.cpp import emit_module
 from tilesched.ir.text import location_of
-from tilesched.transforms.fuse_tiles.annotations import annotation_errors
 from tilesched.transforms.pass_base import TileContext, TilePass
 
 

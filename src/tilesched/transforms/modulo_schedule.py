@@ -38,7 +38,7 @@ from tilesched.analysis.dependence import (
     loop_carried_dependences,
 )
 from tilesched.analysis.effects import effects_of
-from tilesched.analysis.fusion_cost import span_units
+from tilesched.analysis.fusion_annotations import span_units
 from tilesched.analysis.multibuffer import accesses_by_root, single_buffer_reason
 from tilesched.analysis.units import op_cycles as tile_op_cycles
 from tilesched.analysis.units import op_route, region_cycles, region_unit

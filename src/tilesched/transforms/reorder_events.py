@@ -36,7 +36,7 @@ from xdsl.ir import Block, Operation
 
 from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import loop_carried_dependences
-from tilesched.analysis.fusion_cost import span_units, unit_pairs
+from tilesched.analysis.fusion_annotations import refresh_fusion_groups, span_units, unit_pairs
 from tilesched.analysis.reduced_deps import reduced_edges
 from tilesched.analysis.units import (
     PerSignature,
@@ -56,7 +56,6 @@ from tilesched.schedule.reorder.search import (
     schedule_segment,
 )
 from tilesched.schedule.reorder.segment import Segment
-from tilesched.transforms.fuse_tiles.annotations import refresh_fusion_groups
 from tilesched.transforms.pass_base import TileContext, TilePass, option, paused_gc
 
 
@@ -86,7 +85,7 @@ class ReorderEventsPass(TilePass):
                 report.cycles += _BlockReorderer(self, env, report).block(function.body.block,
                                                                           None)
         env.remarks["reorder_events"] = report.as_dict()
-        refresh_fusion_groups(module)
+        refresh_fusion_groups(module, env.target)
 
 
 class _BlockReorderer:
@@ -98,11 +97,7 @@ class _BlockReorderer:
         self.report = report
         target = env.target
         self.target = target
-        self.machine = Machine(
-            limit=target.event_limit or 8,
-            pipelined=frozenset(u.name for u in target.units.values() if u.pipelined),
-            issue_cycles=target.issue_cycles,
-            inline_units=frozenset(u.name for u in target.units.values() if u.kind == "inline"))
+        self.machine = Machine.of(target)
         self.durations: dict[Operation, int] = {}
         # node() of a tile op without properties/attributes (route and duration depend on
         # nothing else)

@@ -38,7 +38,16 @@ def test_the_cost_model_prices_overheads_traffic_and_spills():
     assert group_cost(graph, [0, 1, 2]) == (8 + 8) + (1 + 3) + (1 + 8)
     few = FusionGraph([node(tiles=(0, 1, 2)), node((0,), tiles=(2, 3, 4))], [(0, 1)], [(0, 1)])
     few.nodes[0].live_tiles = 4
-    assert group_cost(few, [0, 1]) == 16 + 9 + 16  # five tiles, one over four: one spill
+    assert group_cost(few, [0, 1]) == 16 + 9  # five tiles, but at most three live at once
+    few.nodes[0].live_tiles = 2
+    assert group_cost(few, [0, 1]) == 16 + 9 + 16  # three live at once, one over two: one spill
+    # a tile passed along the span stays live between its first and last member
+    long = FusionGraph([node(tiles=(0, 1)), node((0,), tiles=(1, 2)), node((1,), tiles=(0, 3))],
+                       [(0, 1), (1, 2)], [(0, 1), (1, 2)])
+    long.nodes[0].live_tiles = 3
+    roomy = group_cost(long, [0, 1, 2])
+    long.nodes[0].live_tiles = 2  # tile 0 is live at the middle member with tiles 1 and 2
+    assert group_cost(long, [0, 1, 2]) == roomy + 16
 
 
 def test_a_chain_is_one_group_in_order():
@@ -49,12 +58,14 @@ def test_a_chain_is_one_group_in_order():
 
 
 def refusing_graph() -> FusionGraph:
-    """Node 0 feeds 1, 2, 3. Merging 0 with 1 pays a little but fills 4 live tiles, so 2 and 3
-    can no longer join; {0, 2, 3} pays twice as much (tests/lit/fuse_tiles/search_refuses_merge)."""
-    nodes = [node((None,), (1, 2, 3), False, ("a", "t"), 2.0, live=4),
-             node((0, None), (), False, ("t", "d", "u"), live=4),
-             node((0,), (), False, ("t", "v"), live=4),
-             node((0,), (), False, ("t", "w"), 2.0, live=4)]
+    """Node 0 feeds 1, 2, 3 (2 and 3 also read 0's input ``x``). Merging 0 with 1 pays a little,
+    but 1 holds four tiles at once: with 2 or 3 behind it ``x`` stays live across 1 (five, over
+    four), so they can no longer join; {0, 2, 3} pays twice as much
+    (tests/lit/fuse_tiles/search_refuses_merge)."""
+    nodes = [node((None,), (1, 2, 3), False, ("a", "t", "x"), 2.0, live=4),
+             node((0, None), (), False, ("t", "d", "u", "e"), live=4),
+             node((0,), (), False, ("t", "v", "x"), live=4),
+             node((0,), (), False, ("t", "w", "x"), 2.0, live=4)]
     edges = [(0, 1), (0, 2), (0, 3)]
     return FusionGraph(nodes, edges, edges)
 

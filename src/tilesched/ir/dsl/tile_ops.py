@@ -106,6 +106,11 @@ class _TileOps(_Structure):
         return self._tile(T.AddsOp, [a, dst], [self._scalar_operand(a, scalar, "tile.adds")],
                           **opts)
 
+    def subs(self, a: Buffer, scalar: Any, dst: Buffer, **opts: Any) -> Operation:
+        """``tile.subs``: ``dst = a - scalar``."""
+        return self._tile(T.SubsOp, [a, dst], [self._scalar_operand(a, scalar, "tile.subs")],
+                          **opts)
+
     def muls(self, a: Buffer, scalar: Any, dst: Buffer, **opts: Any) -> Operation:
         """``tile.muls``: ``dst = a * scalar``."""
         return self._tile(T.MulsOp, [a, dst], [self._scalar_operand(a, scalar, "tile.muls")],
@@ -163,10 +168,13 @@ class _TileOps(_Structure):
         return self._tile(T.RowexpandDivOp, [a, row, dst], **opts)
 
     # others
-    def fill(self, dst: Buffer, value: float | int, **opts: Any) -> Operation:
-        """``tile.fill``: ``dst = value`` everywhere (a float or int of ``dst``'s dtype)."""
+    def fill(self, dst: Buffer, value: float | int | Scalar, **opts: Any) -> Operation:
+        """``tile.fill``: ``dst = value`` everywhere (a float or int of ``dst``'s dtype, or a
+        :class:`Scalar` SSA value)."""
         if not isinstance(dst, Buffer):
             raise _error(f"'tile.fill' destination must be a buffer, got {dst!r}")
+        if isinstance(value, Scalar):  # tile.fills: from an SSA scalar
+            return self._create_fills(dst, value, **opts)
         if isinstance(dst.dtype, AnyFloat) and isinstance(value, int | float):
             attr: Attribute = FloatAttr(float(value), dst.dtype)
         elif isinstance(dst.dtype, IntegerType) and _is_int(value):
@@ -174,6 +182,12 @@ class _TileOps(_Structure):
         else:
             raise _error(f"'tile.fill' value {value!r} does not fit element type {dst.dtype}")
         return self._tile(T.FillOp, [dst], props={"value": attr}, **opts)
+
+    def _create_fills(self, dst: Buffer, value: Scalar, **opts: Any) -> Operation:
+        options = self._tile_options("tile.fills", opts.pop("pipe", None), opts.pop("latency", None))
+        attributes = {**self._annotations(**_sched(opts, "tile.fills")), **self._fusion_attributes()}
+        return self._create(T.FillsOp, [self._use(value), self._buffer(dst, "tile.fills", "operand 2")],
+                            options, attributes)
 
     def call(self, callee: str, *operands: Buffer | Index | Scalar, **opts: Any) -> Operation:
         """``tile.call @callee``: an opaque call with unknown effects (a scheduling barrier)."""

@@ -10,8 +10,12 @@ formula the simulator runs, :meth:`tilesched.target.model.Target.fused_cycles`):
   registers when its producer is in the same group, a write when every reader of the written
   tile is in the group and the tile is dead after the block (``write_may_stay``): the bytes
   never travel through the local buffer;
-- *live tiles*: a group touching more than ``live_tiles`` distinct tiles pays ``spill`` cycles
-  per extra tile (a store and a reload).
+- *live tiles*: a tile is held in a register from the first member that touches it to the last;
+  when more than ``live_tiles`` tiles are live at once the group pays ``spill`` cycles per extra
+  tile (a store and a reload), charged to the member that raises the peak.
+
+The per-op formula and the spill rule are the target's (:func:`~tilesched.target.model.fused_op_time`,
+:meth:`~tilesched.target.model.FusionModel.span_spills`), the ones the simulator runs.
 
 Merging two groups can lower the first two terms and raise the third, so a merge that looks good
 locally can block a better one later: that is why :mod:`.search` searches instead of merging
@@ -20,40 +24,32 @@ greedily.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 from tilesched.schedule.fusion.graph import FusionGraph, FusionNode
+from tilesched.target.model import FusionModel, fused_op_time
 
 
 def group_cost(graph: FusionGraph, members: Iterable[int]) -> int:
     """Cycles of the nodes of one span (members in program order)."""
     ordered = sorted(members)
     inside = set(ordered)
-    total = 0
-    tiles: set = set()
-    for position, index in enumerate(ordered):
-        node = graph.nodes[index]
-        total += _member_cycles(node, inside, head=position == 0)
-        tiles.update(node.tiles)
+    total = sum(_member_cycles(graph.nodes[index], inside, head=position == 0)
+                for position, index in enumerate(ordered))
     head = graph.nodes[ordered[0]]
-    return total + max(0, len(tiles) - head.live_tiles) * head.spill
+    spills = FusionModel(live_tiles=head.live_tiles).span_spills(
+        [graph.nodes[index].tiles for index in ordered])
+    return total + sum(count * graph.nodes[index].spill
+                       for count, index in zip(spills, ordered, strict=True) if count)
 
 
 def _member_cycles(node: FusionNode, inside: set[int], head: bool) -> int:
-    slowest = 0
-    for stream in node.reads:
-        cycles = stream.reg if stream.producer in inside else stream.ub
-        if cycles > slowest:
-            slowest = cycles
+    streams = [stream.reg if stream.producer in inside else stream.ub for stream in node.reads]
     write = node.write
     if write is not None:
         stays = node.write_may_stay and all(r in inside for r in node.readers)
-        cycles = write.reg if stays else write.ub
-        if cycles > slowest:
-            slowest = cycles
-    fixed = node.head_fixed if head else node.member_fixed
-    return fixed + math.ceil(slowest * node.factor)
+        streams.append(write.reg if stays else write.ub)
+    return fused_op_time(node.head_fixed if head else node.member_fixed, node.factor, streams)
 
 
 def plan_cost(graph: FusionGraph, groups: Iterable[Iterable[int]]) -> int:

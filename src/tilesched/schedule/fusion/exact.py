@@ -15,7 +15,10 @@ heuristic's gap to the optimum can be measured (BENCHMARKS.md). The model:
   edge with a strictly smaller level, so following parents reaches the first member.
 - *cost*: :func:`.cost.plan_cost` linearized: the fixed term by first-member indicators, each
   node's time as the maximum of its operand streams (register or local-buffer cycles chosen by
-  same-group indicators), live tiles by ``touched[t, k]`` indicators and an excess per group.
+  same-group indicators), tiles live at each member (touched before and after it) and the
+  excess of the peak per group. A group's spills are priced at its first node's ``spill``
+  (members of one domain on one unit share it); if they differ the plan is re-costed by
+  :func:`.cost.plan_cost`.
 
 Returns None when CP-SAT finds no solution in time. References: the Google OR-Tools CP-SAT
 solver; the rank encoding of contiguous groups is the classic one for acyclic partitioning.
@@ -62,7 +65,9 @@ def exact_plan(graph: FusionGraph, seconds: float = 10.0, hint: list[list[int]] 
         return None
     groups = model.groups(solver)
     cost = plan_cost(graph, groups)
-    assert cost == round(solver.objective_value), "the CP-SAT model and plan_cost disagree"
+    uniform = len({node.spill for node in graph.nodes if node.fusible}) <= 1
+    assert cost == round(solver.objective_value) or not uniform, \
+        "the CP-SAT model and plan_cost disagree"
     return ExactPlan(groups, cost, status == cp_model.OPTIMAL, solver.wall_time)
 
 
@@ -194,23 +199,42 @@ class _Model:
         return var
 
     def spill(self, k: int):
+        """Spill cycles of the group whose first node is ``k``: ``spill`` times the excess of its
+        peak of live tiles over ``live_tiles`` (the target's rule, ``FusionModel.span_spills``).
+        Tile ``t`` is live at member ``j`` when members at or before and at or after ``j`` touch
+        it: ``before``/``after`` indicators bounded below by the membership of the touching
+        nodes (minimization keeps them at the OR)."""
         node = self.graph.nodes[k]
-        members = [i for (i, kk) in self.x if kk == k]
-        tiles: dict = {}
+        members = sorted(i for (i, kk) in self.x if kk == k)
+        touchers: dict = {}
         for i in members:
             for tile in self.graph.nodes[i].tiles:
-                tiles.setdefault(tile, []).append(i)
-        if len(tiles) <= node.live_tiles or not node.spill:
+                touchers.setdefault(tile, []).append(i)
+        if len(touchers) <= node.live_tiles or not node.spill:
             return 0
         m = self.model
-        touched = []
-        for users in tiles.values():
-            var = m.new_bool_var(f"touch{k}_{len(touched)}")
-            for i in users:
-                m.add(var >= self.x[i, k])
-            touched.append(var)
-        excess = m.new_int_var(0, len(tiles), f"excess{k}")
-        m.add(excess >= sum(touched) - node.live_tiles)
+        excess = m.new_int_var(0, len(touchers), f"excess{k}")
+        for j in members:
+            live = []
+            for t, users in enumerate(touchers.values()):
+                if j in users:
+                    live.append(self.x[j, k])
+                    continue
+                early = [i for i in users if i < j]
+                late = [i for i in users if i > j]
+                if not early or not late:
+                    continue
+                before = m.new_bool_var(f"before{k}_{j}_{t}")
+                after = m.new_bool_var(f"after{k}_{j}_{t}")
+                for i in early:
+                    m.add(before >= self.x[i, k])
+                for i in late:
+                    m.add(after >= self.x[i, k])
+                var = m.new_bool_var(f"live{k}_{j}_{t}")
+                m.add(var >= before + after + self.x[j, k] - 2)
+                live.append(var)
+            if len(live) > node.live_tiles:
+                m.add(excess >= sum(live) - node.live_tiles)
         return node.spill * excess
 
     # ------------------------------------------------------------------ results

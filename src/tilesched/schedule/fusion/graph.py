@@ -16,9 +16,10 @@ each operand is a :class:`Stream` with its cycles through the local buffer and i
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+
+from tilesched.target.model import fused_op_time
 
 
 @dataclass(frozen=True)
@@ -46,14 +47,17 @@ class FusionNode:
     readers: tuple[int, ...] = ()  # nodes reading exactly the written tile, seeing this write
     write_may_stay: bool = False   # no other reader, and the tile is dead after the block
     tiles: tuple[Hashable, ...] = ()  # distinct tiles the op touches
-    spill: int = 0               # cycles per tile beyond ``live_tiles`` in its span
+    spill: int = 0               # cycles per tile beyond ``live_tiles`` live at once in its span
     live_tiles: int = 1 << 30
     name: str = ""
+    unit: str | None = None      # the unit that runs the op (None: no unit, e.g. a dealloc)
+    inline: bool = False         # the unit runs on the issuer
+    cycles: int = 0              # duration of a node that is not fusible
 
     def alone(self) -> int:
         """Cycles of the op outside any span (every operand through the local buffer)."""
         streams = [s.ub for s in self.reads] + ([self.write.ub] if self.write else [])
-        return self.head_fixed + _scaled(max(streams, default=0), self.factor)
+        return fused_op_time(self.head_fixed, self.factor, streams)
 
 
 @dataclass
@@ -63,6 +67,10 @@ class FusionGraph:
     nodes: list[FusionNode]
     edges: list[tuple[int, int]] = field(default_factory=list)
     dataflow: list[tuple[int, int]] = field(default_factory=list)
+    # a loop body that is one segment: dependences to later iterations (producer, consumer,
+    # distance) and the trips the block-level estimate replays (None: straight-line code)
+    carried: list[tuple[int, int, int]] | None = None
+    trips: int = 1
 
     def __post_init__(self) -> None:
         n = len(self.nodes)
@@ -80,8 +88,3 @@ class FusionGraph:
 
     def __len__(self) -> int:
         return len(self.nodes)
-
-
-def _scaled(cycles: int, factor: float) -> int:
-    """``ceil(cycles * factor)``, as the target's latency model computes it."""
-    return math.ceil(cycles * factor)

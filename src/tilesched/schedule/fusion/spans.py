@@ -44,18 +44,21 @@ def ancestors(n: int, preds: Sequence[Sequence[int]]) -> list[int]:
     return anc
 
 
-def span_order(n: int, edges: Sequence[tuple[int, int]], groups: Sequence[Sequence[int]]
-               ) -> list[int] | None:
+def span_order(n: int, edges: Sequence[tuple[int, int]], groups: Sequence[Sequence[int]],
+               late: bool = False) -> list[int] | None:
     """A topological order of ``0..n-1`` in which every group is contiguous, in program order
-    inside, closest to the original order; None when the quotient graph has a cycle."""
-    unit = list(range(n))  # node -> unit id (a group takes its first member's id)
+    inside, closest to the original order; None when the quotient graph has a cycle. A span
+    takes the place of its first member, or with ``late`` of its last (ops between the members
+    that can go first then do: a load the span does not need starts before it)."""
+    unit = list(range(n))  # node -> unit id (a group takes its first or last member's id)
     members: dict[int, list[int]] = {i: [i] for i in range(n)}
     for group in groups:
         ordered = sorted(group)
+        key = ordered[-1] if late else ordered[0]
         for node in ordered:
             del members[node]
-            unit[node] = ordered[0]
-        members[ordered[0]] = ordered
+            unit[node] = key
+        members[key] = ordered
     edges_between_units = {(unit[i], unit[j]) for i, j in edges if unit[i] != unit[j]}
     order = units_in_stable_order(members, edges_between_units)
     return order if len(order) == n else None
@@ -102,9 +105,11 @@ def convex_runs(group: Sequence[int], desc: Sequence[int], anc: Sequence[int]) -
 
 
 def split_until_contiguous(n: int, edges: Sequence[tuple[int, int]],
-                           groups: Sequence[Sequence[int]]) -> tuple[list[list[int]], list[int]]:
+                           groups: Sequence[Sequence[int]], late: bool = False
+                           ) -> tuple[list[list[int]], list[int]]:
     """Groups that can all be contiguous (from ``groups``: convex runs of two or more members,
-    groups left on a quotient cycle dissolved, latest first) and an order placing them as spans."""
+    groups left on a quotient cycle dissolved, latest first) and an order placing them as spans
+    (:func:`span_order`; ``late`` places a span at its last member)."""
     succs: list[list[int]] = [[] for _ in range(n)]
     preds: list[list[int]] = [[] for _ in range(n)]
     for i, j in edges:
@@ -113,7 +118,7 @@ def split_until_contiguous(n: int, edges: Sequence[tuple[int, int]],
     desc, anc = descendants(n, succs), ancestors(n, preds)
     kept = [run for group in groups for run in convex_runs(group, desc, anc) if len(run) >= 2]
     while True:
-        order = span_order(n, edges, kept)
+        order = span_order(n, edges, kept, late)
         if order is not None:
             return kept, order
         kept.pop(_latest_on_cycle(n, edges, kept))

@@ -47,6 +47,15 @@ class Machine:
     issue_cycles: int = 1
     inline_units: frozenset[str] = frozenset()
 
+    @classmethod
+    def of(cls, target) -> Machine:
+        """The machine of a :class:`tilesched.target.model.Target`."""
+        return cls(limit=target.event_limit or 8,
+                   pipelined=frozenset(u.name for u in target.units.values() if u.pipelined),
+                   issue_cycles=target.issue_cycles,
+                   inline_units=frozenset(u.name for u in target.units.values()
+                                          if u.kind == "inline"))
+
 
 @dataclass
 class OrderCost:

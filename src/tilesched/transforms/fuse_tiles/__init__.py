@@ -6,7 +6,9 @@ For every block of every function (docs/fuse-tiles.md, DESIGN.md §2 Fusion cont
 2. the block is cut at hard boundaries into segments, and each segment becomes a fusion graph
    (:mod:`.segments`): fusible vector compute ops, direct dataflow edges, every dependence;
 3. groups are planned (:mod:`tilesched.schedule.fusion`: cost-guided search, or ``planner=greedy``;
-   ``exact=true`` solves small segments with CP-SAT and keeps its plan when cheaper);
+   ``exact=true`` solves small segments with CP-SAT and keeps its plan when cheaper), then
+   judged on the whole block, every unit (:mod:`tilesched.schedule.fusion.block`): a plan that
+   would lose cycles against no fusion is refined or dropped;
 4. the segment is reordered so each group is one contiguous span, pure ops moved out of spans
    (:mod:`.reorder`); a group that cannot be contiguous is split into spans or dropped;
 5. groups are numbered per function (``tile.fusion_group``, ``tile.fusion_order`` in span order)
@@ -24,19 +26,21 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 
-from tilesched.analysis.fusion_liveness import function_liveness
-from tilesched.analysis.fusion_semantics import COMPUTE_OPS, is_unknown, op_semantics
-from tilesched.diagnostics import TileschedErrors
-from tilesched.ir.blocks import body_ops, functions
-from tilesched.ir.tile import FUSION_GROUP, FUSION_ORDER, LAST_USE
-from tilesched.target.model import Target
-from tilesched.transforms.fuse_tiles.annotations import (
+from tilesched.analysis.fusion_annotations import (
     annotation_errors,
+    global_spaces,
     group_id,
     mark_last_use,
     set_group,
     strip,
 )
+from tilesched.analysis.fusion_liveness import function_liveness
+from tilesched.analysis.fusion_semantics import COMPUTE_OPS, is_unknown, op_semantics
+from tilesched.diagnostics import TileschedErrors
+from tilesched.ir.blocks import body_ops, functions
+from tilesched.ir.tile import FUSION_GROUP, FUSION_ORDER, LAST_USE
+from tilesched.schedule.reorder.order_cost import Machine
+from tilesched.target.model import Target
 from tilesched.transforms.fuse_tiles.planning import SegmentPlan, plan_segment_groups
 from tilesched.transforms.fuse_tiles.reorder import reorder_segment
 from tilesched.transforms.fuse_tiles.segments import block_segments
@@ -59,6 +63,8 @@ class FuseTilesPass(TilePass):
     exact: bool = option(False, "also plan segments of at most exact-size fusible ops with CP-SAT")
     exact_size: int = option(32, "largest segment (fusible ops) planned exactly", low=2, high=64)
     exact_seconds: int = option(10, "CP-SAT time limit per segment", low=1, high=3600)
+    whole_block: bool = option(True, "judge plans on the whole block, every unit (never slower "
+                               "than no fusion); false: by the fusible ops' cycles alone")
 
     @classmethod
     def applies_to(cls, target: Target) -> bool:
@@ -75,9 +81,10 @@ class FuseTilesPass(TilePass):
                      "(a 'fusion' table of a flags target); the program is left as it is")
             return
         report = {"groups": 0, "fused_ops": 0, "cost_before": 0, "cost_after": 0,
-                  "heuristic_cost": 0, "exact_segments": 0, "exact_optimal": 0}
+                  "heuristic_cost": 0, "exact_segments": 0, "exact_optimal": 0,
+                  "block_cycles": 0, "block_baseline": 0}
         for function in functions(module):
-            facts = function_liveness(function)
+            facts = function_liveness(function, global_spaces=global_spaces(ctx.target))
             written = _written_groups(function)
             groups: list[list[Operation]] = []
             spans: dict[int, list[list[Operation]]] = {gid: [] for gid in written}
@@ -85,7 +92,7 @@ class FuseTilesPass(TilePass):
                 groups.extend(self.fuse_block(block, ctx, facts, report, spans))
             _warn_split(written, spans, ctx)
             _number(groups)
-            mark_last_use(function)
+            mark_last_use(function, ctx.target)
         report["groups"] = sum(1 for _ in _heads(module))
         ctx.remarks["fuse_tiles"] = report
 
@@ -97,9 +104,10 @@ class FuseTilesPass(TilePass):
             if is_unknown(op):
                 ctx.remark(f"fuse-tiles: {op_semantics(op).reason}", op)
         found = []
+        machine = Machine.of(ctx.target) if self.whole_block else None
         for segment in block_segments(block, ctx.target, facts):
             plan = plan_segment_groups(segment, self.planner, self.beam, self.exact,
-                                       self.exact_size, self.exact_seconds)
+                                       self.exact_size, self.exact_seconds, machine)
             _account(plan, report)
             for op in segment.nodes:
                 strip(op)
@@ -164,6 +172,8 @@ def _account(plan: SegmentPlan, report: dict) -> None:
     report["cost_before"] += plan.baseline_cost
     report["cost_after"] += plan.cost
     report["heuristic_cost"] += plan.heuristic_cost
+    report["block_cycles"] += plan.block_cycles
+    report["block_baseline"] += plan.block_baseline
     if plan.exact is not None:
         report["exact_segments"] += 1
         report["exact_optimal"] += int(plan.exact.optimal)

@@ -18,21 +18,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation
 
+from tilesched.analysis.dependence import loop_carried_dependences
 from tilesched.analysis.effects import effects_of
+from tilesched.analysis.fusion_annotations import group_id
 from tilesched.analysis.fusion_liveness import LivenessFacts
 from tilesched.analysis.fusion_semantics import HARD_BOUNDARY, PURE, op_semantics
 from tilesched.analysis.reduced_deps import reduced_edges
 from tilesched.analysis.regions import Region, disjoint, root_region
-from tilesched.analysis.units import PerSignature, op_route
+from tilesched.analysis.units import PerSignature, op_cycles, op_route
 from tilesched.ir.blocks import body_ops
 from tilesched.ir.tile import CallOp, TileOp
 from tilesched.ir.types import element_bytes, memref_shape
 from tilesched.schedule.fusion.graph import FusionGraph, FusionNode, Stream
 from tilesched.target.model import Target, stream_cycles
-from tilesched.transforms.fuse_tiles.annotations import group_id
 
 
 @dataclass
@@ -55,6 +57,7 @@ class _Builder:
     per op; regions, tile keys and sizes once per value: a block reuses a few tiles many times)."""
 
     def __init__(self, block: Block, target: Target, facts: LivenessFacts):
+        self.block = block
         self.ops = body_ops(block)
         self.target = target
         self.facts = facts
@@ -93,7 +96,13 @@ class _Builder:
             else:
                 current.append(op)
         runs.append(current)
-        return [self.segment(run) for run in runs if run]
+        segments = [self.segment(run) for run in runs if run]
+        loop = self.block.parent_op()
+        if len(segments) == 1 and isinstance(loop, scf.ForOp):
+            segment = segments[0]
+            segment.graph.carried = _carried(loop, segment.nodes)
+            segment.graph.trips = 2  # enough to see the back-edge flags' waits
+        return segments
 
     def segment(self, ops: list[Operation]) -> Segment:
         nodes = [op for op in ops if self.semantics[op].kind != PURE]
@@ -133,9 +142,12 @@ class _Builder:
 
     def node(self, op: Operation, domains: dict, index: dict) -> FusionNode:
         domain = domains[op]
-        if domain is None:
-            return FusionNode(False, name=op.name)
         rule = self.route(op)
+        if domain is None:
+            known = rule is not None and rule.unit in self.target.units
+            return FusionNode(False, name=op.name, unit=rule.unit if known else None,
+                              inline=known and self.target.units[rule.unit].kind == "inline",
+                              cycles=op_cycles(op, self.target, rule) if known else 0)
         unit = self.target.units[rule.unit]
         model = unit.fusion
         bandwidth = self.target.bandwidth(rule)
@@ -165,7 +177,8 @@ class _Builder:
             readers=tuple(sorted({index[r] for r in readers})) if partners else (),
             write_may_stay=stays, tiles=tuple(dict.fromkeys(keys)),
             spill=model.spill_cycles(self.semantics[op].elements, bandwidth),
-            live_tiles=model.live_tiles, name=op.name)
+            live_tiles=model.live_tiles, name=op.name, unit=rule.unit,
+            inline=unit.kind == "inline")
 
 
 class _Dataflow:
@@ -229,6 +242,18 @@ def _plain_tile_op(cls: type) -> bool:
 def _reads_all_but_last(cls: type) -> bool:
     """Does the class keep ``TileOp.read_operands`` (every memref operand but the last)?"""
     return cls.read_operands is TileOp.read_operands
+
+
+def _carried(loop: scf.ForOp, nodes: list[Operation]) -> list[tuple[int, int, int]]:
+    """Loop-carried dependences of ``loop`` between ``nodes``: (producer, consumer, distance)."""
+    body = list(loop.body.block.ops)
+    index = {op: k for k, op in enumerate(nodes)}
+    found = set()
+    for dep in loop_carried_dependences(loop):
+        src, dst = index.get(body[dep.src]), index.get(body[dep.dst])
+        if src is not None and dst is not None:
+            found.add((src, dst, dep.distance))
+    return sorted(found)
 
 
 def _bytes(value) -> int:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 
+from tilesched.analysis.fusion_annotations import refresh_fusion_groups
 from tilesched.ir.blocks import functions
-from tilesched.transforms.fuse_tiles.annotations import refresh_fusion_groups
 from tilesched.transforms.pass_base import TileContext, TilePass, option, paused_gc
 
 
@@ -61,7 +61,8 @@ class InsertSyncPass(TilePass):
                 from tilesched.transforms.insert_sync.barriers import sync_barriers
 
                 sync_barriers(block, env.target)
-        refresh_fusion_groups(module)  # spans other families' sync had to break lose their marks
+        # spans other families' sync had to break lose their marks
+        refresh_fusion_groups(module, env.target)
 
 
 PASS = InsertSyncPass

@@ -16,7 +16,7 @@ from xdsl.dialects import scf
 from xdsl.ir import Block, Operation
 
 from tilesched.analysis.dependence import loop_carried_dependences
-from tilesched.analysis.fusion_cost import span_units, unit_pairs
+from tilesched.analysis.fusion_annotations import span_units, unit_pairs
 from tilesched.analysis.reduced_deps import reduced_edges
 from tilesched.analysis.units import PerSignature, contains_unit_work, region_unit, unit_kind
 from tilesched.ir import sync as S

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 
+from tilesched.analysis.fusion_annotations import refresh_fusion_groups
 from tilesched.ir.tile import STAGE
-from tilesched.transforms.fuse_tiles.annotations import refresh_fusion_groups
 from tilesched.transforms.pass_base import TileContext, TilePass, option
 from tilesched.transforms.software_pipeline.annotations import annotated_loops, split_body
 from tilesched.transforms.software_pipeline.pipeliner import pipeline_loop
@@ -51,7 +51,8 @@ class SoftwarePipelinePass(TilePass):
             split_body(loop)
         for loop in loops:
             pipeline_loop(loop, ctx, self.unroll)
-        refresh_fusion_groups(module)  # each whole copy of a span is a group; broken ones unmarked
+        # each whole copy of a span is a group; broken ones unmarked
+        refresh_fusion_groups(module, ctx.target)
 
 
 PASS = SoftwarePipelinePass

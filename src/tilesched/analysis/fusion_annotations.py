@@ -1,4 +1,9 @@
-"""The fusion annotations on the IR: checking hand-written ones, writing them, keeping the contract.
+"""The fusion annotations on the IR: the one module that reads, checks and writes them.
+
+Every pass and command reads and writes fusion annotations through this module (none imports
+another pass's package for them): ``fuse-tiles`` writes them, ``insert-sync``,
+``reorder-events``, ``modulo-schedule``, ``software-pipeline`` and ``emit-cpp`` read them and
+restore the contract after moving ops, the input loader checks them.
 
 ``tile.fusion_group = G : i64``, ``tile.fusion_order = K : i64`` and ``tile.last_use =
 array<i1: ...>`` (DESIGN.md §2, Fusion contract). :func:`annotation_errors` rejects what a
@@ -28,6 +33,7 @@ from tilesched.diagnostics import TileschedError
 from tilesched.ir.blocks import functions
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import FUSION_GROUP, FUSION_ORDER, LAST_USE
+from tilesched.target.model import Target
 
 FUSION_ATTRS = (FUSION_GROUP, FUSION_ORDER, LAST_USE)
 
@@ -118,16 +124,18 @@ def _flags(flags: tuple[bool, ...]) -> DenseArrayBase:
 
 
 def group_id(op: Operation) -> int | None:
+    """The ``tile.fusion_group`` of ``op`` (None when absent or not an integer)."""
     attr = op.attributes.get(FUSION_GROUP)
     return attr.value.data if isinstance(attr, IntegerAttr) else None
 
 
-def mark_last_use(function: func.FuncOp) -> None:
-    """Set ``tile.last_use`` on every op of every group, from the function as it is now."""
+def mark_last_use(function: func.FuncOp, target: Target | None = None) -> None:
+    """Set ``tile.last_use`` on every op of every group, from the function as it is now
+    (``target``: which arguments of a kernel entry are on-chip, see :func:`global_spaces`)."""
     members = [op for op in function.walk() if group_id(op) is not None]
     if not members:
         return
-    facts = function_liveness(function)
+    facts = function_liveness(function, global_spaces=global_spaces(target))
     for op in members:
         op.attributes[LAST_USE] = _flags(tuple(facts.flags(op)))
 
@@ -158,7 +166,15 @@ def runs(block: Block) -> list[list[Operation]]:
     return found
 
 
-def refresh_fusion_groups(module: ModuleOp) -> None:
+def global_spaces(target: Target | None) -> frozenset[str] | None:
+    """The global memory spaces of ``target`` (None without a target: then no argument of a
+    kernel entry is taken for on-chip)."""
+    if target is None:
+        return None
+    return frozenset(name for name, space in target.spaces.items() if space.is_global)
+
+
+def refresh_fusion_groups(module: ModuleOp, target: Target | None = None) -> None:
     """Restore the Fusion contract after a pass moved or copied ops (module docstring)."""
     for function in functions(module):
         if not any(FUSION_GROUP in op.attributes for op in function.walk()):
@@ -182,7 +198,7 @@ def refresh_fusion_groups(module: ModuleOp) -> None:
             else:
                 for op in run:
                     strip(op)
-        mark_last_use(function)
+        mark_last_use(function, target)
 
 
 def _copies(run: list[Operation]) -> list[list[Operation]]:
@@ -199,3 +215,59 @@ def _copies(run: list[Operation]) -> list[list[Operation]]:
 def _order(op: Operation) -> int:
     attr = op.attributes.get(FUSION_ORDER)
     return attr.value.data if isinstance(attr, IntegerAttr) else -1
+
+
+def last_use_flags(op: Operation) -> list[bool] | None:
+    """The ``tile.last_use`` flags of ``op`` (one per memref operand), or None."""
+    attr = op.attributes.get(LAST_USE)
+    if not isinstance(attr, DenseArrayBase):
+        return None
+    return [bool(v) for v in attr.get_values()]
+
+
+def span_of(op: Operation) -> list[Operation]:
+    """The maximal run of consecutive ops around ``op`` with its fusion group ([op] if none)."""
+    group = group_id(op)
+    if group is None or op.parent_block() is None:
+        return [op]
+    before, current = [], op.prev_op
+    while current is not None and group_id(current) == group:
+        before.append(current)
+        current = current.prev_op
+    after, current = [], op.next_op
+    while current is not None and group_id(current) == group:
+        after.append(current)
+        current = current.next_op
+    return [*reversed(before), op, *after]
+
+
+def span_units(ops: list[Operation], keep=None) -> list[list[int]]:
+    """Indices of ``ops`` grouped into scheduling units: each maximal run of two or more
+    consecutive ops of one fusion group is one unit (later passes insert nothing inside it and
+    move it whole), every other op is a unit of its own. A run for which ``keep(run)`` is false
+    loses its annotations instead (a pass that must break a span removes them)."""
+    units: list[list[int]] = []
+    k = 0
+    while k < len(ops):
+        group = group_id(ops[k])
+        end = k + 1
+        while group is not None and end < len(ops) and group_id(ops[end]) == group:
+            end += 1
+        run = list(range(k, end))
+        if len(run) >= 2 and (keep is None or keep([ops[i] for i in run])):
+            units.append(run)
+        else:
+            if len(run) >= 2:
+                for i in run:
+                    strip(ops[i])
+            units.extend([i] for i in run)
+        k = end
+    return units
+
+
+def unit_pairs(units: list[list[int]], pairs) -> list[tuple]:
+    """``(src, dst, ...)`` tuples over ops mapped to units; plain pairs inside one unit are
+    dropped (loop-carried triples are kept: a unit may depend on its previous iteration)."""
+    unit_of = {i: u for u, members in enumerate(units) for i in members}
+    mapped = {(unit_of[p[0]], unit_of[p[1]], *p[2:]) for p in pairs}
+    return sorted(p for p in mapped if len(p) > 2 or p[0] != p[1])
