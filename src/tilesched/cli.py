@@ -31,7 +31,7 @@ EXIT_INTERRUPTED = 130
 
 # Subcommand modules, in the order `tilesched --help` lists them.
 COMMANDS = ["demo", "opt", "sim", "report", "equiv", "modulo", "targets", "passes", "tune",
-            "include-dir", "run-cpp"]
+            "run-cpp"]
 
 
 class _ArgumentParser(argparse.ArgumentParser):

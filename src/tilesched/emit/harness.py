@@ -30,7 +30,7 @@ from tilesched.emit.cpp import PRELUDE, Emitted, Kernel, int_literal
 
 COMPILER = "clang++-19"
 FLAGS = ("-std=c++20", "-D__CPU_SIM", "-include", "stdint.h", "-include", "stddef.h",
-         "-Wno-macro-redefined", "-Wno-ignored-attributes", "-Wno-switch", "-O1")
+         "-Wno-macro-redefined", "-Wno-ignored-attributes", "-Wno-switch")
 _REPO = pathlib.Path(__file__).resolve().parents[3]
 DEFAULT_HEADERS = (_REPO.parent / "shared" / "third_party" / "pto-isa" / "include",
                    pathlib.Path.cwd().parent / "shared" / "third_party" / "pto-isa" / "include")
