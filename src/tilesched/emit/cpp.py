@@ -303,7 +303,7 @@ class _Function:
                 for v in op.operands:
                     if v in self.root_of:
                         uses.setdefault(self.root_of[v], []).append(at)
-                if type(op) in _REDUCE:
+                if type(op) in _REDUCE and memory_space(op.operands[0].type) == "UB":
                     src = op.operands[0]
                     self.scratch[op] = len(self.requests)
                     self.requests.append(Request(
@@ -374,6 +374,13 @@ class _Function:
                 head.append(self.global_tensor(self.gm[arg], name))
             else:
                 params.append(Param(name, arg.name_hint or f"arg{k}", self.type_of(arg.type, fn)))
+        self.scratch_names: dict[Operation, str] = {}
+        for op, k in self.scratch.items():  # scratch tiles of row reductions, placed by the plan
+            rows, cols = _as_2d(memref_shape(op.operands[0].type))
+            tmp = _Chip(k, self.requests[k].space, str(self.offsets[k]), (rows, cols), cols,
+                        self.element(op.operands[0].type, op))
+            self.scratch_names[op] = self.names.claim("tmp")
+            head += self.declare_tile(tmp, self.scratch_names[op], op)
         signature = ", ".join(f"{p.ctype} {p.name}" for p in params)
         lines = [f"__global__ AICORE void {self.cname}({signature}) {{"]
         lines += _indent(head + self.block(fn.body.block))
@@ -545,15 +552,11 @@ class _Function:
             callee = _SIMPLE[type(op)]
             args = [self.operand(v, op) for v in (dst, *reads)] + scalars
         elif type(op) in _REDUCE:
-            k = self.scratch[op]
-            src = self.chip[reads[0]]
-            tmp = _Chip(k, src.space, str(self.offsets[k]), src.shape, src.shape[1], src.element)
-            tmp_name = self.names.claim("tmp")
+            if op not in self.scratch_names:
+                raise self.cannot(op, f"{_REDUCE[type(op)]} works on Vec tiles (UB)")
             callee = _REDUCE[type(op)]
-            prefix = self.declare_tile(tmp, tmp_name, op)
-            args = [self.operand(dst, op), self.operand(reads[0], op), tmp_name]
+            args = [self.operand(dst, op), self.operand(reads[0], op), self.scratch_names[op]]
             read_flags = [0, "scratch"]
-            return prefix + [self.fused(op, read_flags) + f"pto::{callee}({', '.join(args)});"]
         elif isinstance(op, T.CastOp):
             callee = "TCVT"
             args = [self.operand(dst, op), self.operand(reads[0], op),
@@ -566,6 +569,11 @@ class _Function:
         for v in (dst, *reads):
             if v not in self.gm and v not in self.chip:
                 raise self.cannot(op, "an operand is neither a global buffer nor an on-chip tile")
+        if callee not in ("TLOAD", "TSTORE", "TMOV", "TMATMUL", "TMATMUL_ACC") and \
+                any(memory_space(v.type) != "UB" for v in (dst, *reads)):
+            raise self.cannot(op, f"{callee} works on Vec tiles (UB); an operand is in "
+                              + ", ".join(sorted({str(memory_space(v.type)) for v in (dst, *reads)
+                                                  if memory_space(v.type) != "UB"})))
         if callee not in ("TLOAD", "TSTORE") and any(v in self.gm for v in (dst, *reads)):
             raise self.cannot(op, f"{callee} works on on-chip tiles; an operand is in global "
                                   "memory")
