@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilesched.analysis.fusion_cost import last_use_flags
+from tilesched.analysis.units import op_unit
 from tilesched.diagnostics import TileschedError
 from tilesched.emit.names import Names
 from tilesched.emit.plan import DoesNotFit, Request, plan
@@ -127,10 +128,11 @@ class PlanEntry:
     offset: int
     start: int
     end: int
+    unit: str | None = None
 
     def to_json(self) -> dict:
         return {"buffer": self.name, "space": self.space, "bytes": self.size,
-                "offset": self.offset, "live": [self.start, self.end]}
+                "offset": self.offset, "live": [self.start, self.end], "unit": self.unit}
 
 
 @dataclass
@@ -195,7 +197,7 @@ def plan_comment(kernel: Kernel, capacities: dict[str, int]) -> list[str]:
     lines = [f"// Address plan of {kernel.name} (bytes; live = op interval):"]
     for e in sorted(kernel.plan, key=lambda e: (e.space, e.offset, e.name)):
         lines.append(f"//   {e.space:<4} [{e.offset:>7}, {e.offset + e.size:>7})  {e.name}  "
-                     f"live {e.start}..{e.end}")
+                     f"live {e.start}..{e.end}" + (f" on {e.unit} only" if e.unit else ""))
     used: dict[str, int] = {}
     for e in kernel.plan:
         used[e.space] = max(used.get(e.space, 0), e.offset + e.size)
@@ -292,6 +294,7 @@ class _Function:
 
         walk(self.fn.body.block)
         uses: dict[int, list[int]] = {}
+        units: dict[int, set[str | None]] = {}
         for op, at in position.items():
             if isinstance(op, memref.AllocOp):
                 space = memory_space(op.memref.type)
@@ -300,15 +303,17 @@ class _Function:
             elif isinstance(op, T.ViewOp | T.SlotOp) and op.source in self.root_of:
                 self.root_of[op.result] = self.root_of[op.source]
             elif isinstance(op, T.TileOp):
+                unit = op_unit(op, self.target)
                 for v in op.operands:
                     if v in self.root_of:
                         uses.setdefault(self.root_of[v], []).append(at)
+                        units.setdefault(self.root_of[v], set()).add(unit)
                 if type(op) in _REDUCE and memory_space(op.operands[0].type) == "UB":
                     src = op.operands[0]
                     self.scratch[op] = len(self.requests)
                     self.requests.append(Request(
                         f"scratch of {op.name} at op {at}", memory_space(src.type) or "?",
-                        self.tile_bytes(src.type, op), at, at))
+                        self.tile_bytes(src.type, op), at, at, self.in_order({unit})))
                     self.request_op.append(op)
         for k, points in uses.items():
             lo, hi = min(points), max(points)
@@ -316,7 +321,8 @@ class _Function:
                 if any(start <= p <= end for p in points):
                     lo, hi = min(lo, start), max(hi, end)
             old = self.requests[k]
-            self.requests[k] = Request(old.name, old.space, old.size, lo, hi)
+            self.requests[k] = Request(old.name, old.space, old.size, lo, hi,
+                                       self.in_order(units.get(k, set())))
         try:
             self.offsets = plan(self.requests, self.capacities)
         except DoesNotFit as err:
@@ -326,6 +332,14 @@ class _Function:
                 f"{err.space} needs {err.needed} bytes, the target has {err.capacity} "
                 f"({len(live)} buffer(s) in {err.space}; this one ends at byte {err.needed})",
                 location_of(self.request_op[err.culprit])) from None
+
+    def in_order(self, units: set[str | None]) -> str | None:
+        """The unit when exactly one queued, non-pipelined unit does all the accesses."""
+        if len(units) != 1:
+            return None
+        (unit,) = units
+        spec = self.target.units.get(unit) if unit else None
+        return unit if spec is not None and spec.kind == "queued" and not spec.pipelined else None
 
     def request(self, value: SSAValue, op: Operation, at: int) -> int:
         kind = value.type
@@ -343,7 +357,7 @@ class _Function:
         return math.prod(memref_shape(kind)) * element_bytes(kind)
 
     def plan_entries(self) -> list[PlanEntry]:
-        return [PlanEntry(r.name, r.space, r.size, off, r.start, r.end)
+        return [PlanEntry(r.name, r.space, r.size, off, r.start, r.end, r.unit)
                 for r, off in zip(self.requests, self.offsets, strict=True)]
 
     # ---------------------------------------------------------------- function
@@ -561,6 +575,10 @@ class _Function:
             callee = "TCVT"
             args = [self.operand(dst, op), self.operand(reads[0], op),
                     "pto::RoundMode::CAST_RINT"]
+        elif isinstance(op, T.ReshapeOp):
+            raise self.cannot(op, "PTO-ISA's TRESHAPE re-labels the source's bytes (the "
+                                  "destination tile aliases the source); tile.reshape writes a "
+                                  "separate buffer, which no intrinsic does")
         elif isinstance(op, T.FillOp):
             callee = "TEXPANDS"
             args = [self.operand(dst, op), self.literal(op.value, op)]
