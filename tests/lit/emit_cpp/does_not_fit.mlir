@@ -9,9 +9,9 @@
 // CHECK-NOT: Traceback
 // CHECK: does_not_fit.mlir:[[# @LINE + 9]]:3: error: emit-cpp cannot place the on-chip buffers of @big: UB needs 197120 bytes, the target has 196608 (4 buffer(s) in UB; this one ends at byte 197120)
 // FITS:      // Address plan of fits (bytes; live = op interval):
-// FITS-NEXT: //   UB   [      0,   65536)  %a  live 3..5
-// FITS-NEXT: //   UB   [  65536,  131072)  scratch of tile.rowsum at op 4  live 4..4 on V only
-// FITS-NEXT: //   UB   [ 131072,  131584)  %r  live 4..5
+// FITS-NEXT: //   UB   [      0,   65536)  %a  live 2..3
+// FITS-NEXT: //   UB   [  65536,  131072)  scratch of tile.rowsum at op 3  live 3..3 on V only
+// FITS-NEXT: //   UB   [ 131072,  131584)  %r  live 3..4
 // FITS-NEXT: //   UB: 131584 of 196608 bytes
 func.func @big(%x: memref<128x128xf32, "GM">, %y: memref<128x1xf32, "GM">) {
   %a = memref.alloc() : memref<128x128xf32, "UB">
