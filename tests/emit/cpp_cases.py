@@ -46,6 +46,47 @@ def example_cases(names: list[str] | None = None, seed: int = 0) -> list[Prepare
     return out
 
 
+CARRIED = '''
+func.func @carried(%x: memref<3x16x32xf32, "GM">, %y: memref<3x16x32xf32, "GM">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %acc = memref.alloc() : memref<16x32xf32, "UB">
+  %u = memref.alloc() : memref<16x32xf32, "UB">
+  %o = memref.alloc() : memref<16x32xf32, "UB">
+  %t = memref.alloc() : memref<16x32xf32, "UB">
+  tile.fill %acc {value = 0.0 : f32} : memref<16x32xf32, "UB">
+  scf.for %i = %c0 to %c3 step %c1 {
+    %xs = tile.slot %x[%i] : memref<3x16x32xf32, "GM"> -> memref<16x32xf32, "GM">
+    %ys = tile.slot %y[%i] : memref<3x16x32xf32, "GM"> -> memref<16x32xf32, "GM">
+    tile.load %xs, %u : memref<16x32xf32, "GM">, memref<16x32xf32, "UB">
+    tile.add %acc, %u, %acc : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">, memref<16x32xf32, "UB">
+    tile.copy %acc, %o : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">
+    tile.store %o, %ys : memref<16x32xf32, "UB">, memref<16x32xf32, "GM">
+    tile.fill %t {value = 2.0 : f32} : memref<16x32xf32, "UB">
+    tile.mul %t, %t, %t : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">, memref<16x32xf32, "UB">
+  }
+  func.return
+}
+'''
+
+
+def carried_cases(seed: int = 0) -> list[Prepared]:
+    """A running sum kept in UB across the iterations of a loop, touched only by V, beside a
+    V-only temporary used later in the body: the sum's bytes must stay its own for the whole
+    loop (the address plan's loop rule), else the temporary overwrites it between iterations."""
+    target = load_target("ascend-a2")
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "carried.mlir"
+        path.write_text(CARRIED)
+        for pipeline in PIPELINES:
+            original, transformed = transform(str(path), target, pipeline)
+            out.append(prepare(original, transformed, target, f"loop-carried UB sum [{pipeline}]",
+                               {}, seed, "carried"))
+    return out
+
+
 def _generator():
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "transforms"))
     import fusion_kernels

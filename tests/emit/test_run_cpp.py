@@ -40,11 +40,12 @@ def test_every_ascend_example_compiles_runs_and_equals_numpy_semantics(tmp_path)
 
 
 def test_fusion_kernels_compile_run_and_equal_numpy_semantics(tmp_path):
+    """(Also a loop-carried UB value beside a temporary of the same unit: cpp_cases.CARRIED.)"""
     require()
     prepared = cpp_cases.fusion_cases()
     assert len(prepared) == 3 * cpp_cases.FUSION_KERNELS
-    assert any("last_use" in p.case.emitted.text() for p in prepared)
-    _check(prepared, tmp_path)
+    assert any("[[pto::last_use(0" in p.case.emitted.text() for p in prepared)
+    _check(prepared + cpp_cases.carried_cases(), tmp_path)
 
 
 def test_run_cpp_json(capsys):
