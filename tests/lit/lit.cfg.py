@@ -12,7 +12,7 @@ config.excludes = ["Inputs", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.environment["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 config.environment["PYTHONUNBUFFERED"] = "1"
-if os.environ.get("PYTHONPATH"):  # a worktree's sources on the path run that worktree's tilesched
+if os.environ.get("PYTHONPATH"):  # a worktree testing its own sources (PYTHONPATH=.../src)
     config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
 bin_dir = os.path.dirname(sys.executable)
 tilesched = shutil.which("tilesched", path=bin_dir) or "tilesched"
