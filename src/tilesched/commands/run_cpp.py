@@ -21,6 +21,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from tilesched.commands.common import add_common_arguments, load_verified, non_negative_int
+from tilesched.commands.sim import add_arg_option
 from tilesched.diagnostics import TileschedError
 from tilesched.emit import harness
 from tilesched.emit.cpp import emit
@@ -48,8 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("file", metavar="FILE", help=".mlir input")
     parser.add_argument("-p", "--pipeline", default="", metavar="PIPELINE",
                         help="passes to run before emitting, e.g. fuse-tiles,insert-sync")
-    parser.add_argument("--arg", action="append", metavar="NAME=VALUE",
-                        help="value of a scalar argument (loop bounds, scalars)")
+    add_arg_option(parser)
     parser.add_argument("--seed", type=non_negative_int, default=0,
                         help="seed of the random inputs, >= 0 (default 0)")
     parser.add_argument("--pto-isa", metavar="DIR",
