@@ -524,8 +524,11 @@ class _Function:
         strides = list(gm.strides)
         while len(strides) < 5:  # outer unit dimensions: the stride of a whole inner block
             strides.insert(0, (strides[0] * shape[5 - len(strides)]) if strides else 1)
+        # an R x 1 column is DN, the layout of the DN tile it is loaded into or stored from (the
+        # library's Vec loads need matching layouts); its element offsets are the same as ND's
+        layout = ", pto::Layout::DN" if len(gm.shape) >= 2 and gm.shape[-1] == 1 else ""
         return (f"pto::GlobalTensor<{gm.element}, pto::Shape<{', '.join(map(str, shape))}>, "
-                f"pto::Stride<{', '.join(map(str, strides))}>> {gm.name}({pointer});")
+                f"pto::Stride<{', '.join(map(str, strides))}>{layout}> {gm.name}({pointer});")
 
     def operand(self, value: SSAValue, op: Operation) -> str:
         if value in self.gm:
