@@ -93,6 +93,10 @@ def _sync_kernel(target: str) -> Kernel:
     if family == "flags":
         k.set_flag("MTE2", "V", 0)
         k.wait_flag("MTE2", "V", 0)
+        for i in k.range(3, name="i"):
+            ev = (i + 1) % 2 + 4
+            k.set_flag("MTE2", "V", ev.named("ev"))
+            k.wait_flag("MTE2", "V", ev)
         k.pipe_barrier("V")
         k.barrier_all()
     elif family == "groups":
@@ -129,6 +133,15 @@ def test_sync_op_syntax():
     assert "sync.barrier local" in text
     assert 'sync.cond_barrier "low" local' in text
     assert 'sync.set_flag "MTE2" -> "V", 0' in _sync_kernel("ascend-a2").text()
+    assert 'sync.wait_flag "MTE2" -> "V", %ev' in _sync_kernel("ascend-a2").text()
+
+
+def test_an_event_id_operand_out_of_range_is_reported_at_the_callers_line():
+    k = Kernel("k", target="ascend-a2")
+    for i in k.range(4, name="i"):
+        k.set_flag("MTE2", "V", i % 2 + 7)
+    with pytest.raises(TileschedError, match=r"test_dsl.py:\d+:\d+: error: .*event id .* can be 8 \(it takes 7\.\.8\)"):
+        k.module()
 
 
 def test_views_slots_and_multi_buffer_indices():

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 
 @dataclass(frozen=True)
@@ -129,3 +129,137 @@ def _fold(op, lhs: IndexExpr, rhs: IndexExpr) -> IndexExpr:
 
 def _is_zero(expr: IndexExpr) -> bool:
     return isinstance(expr, Affine) and expr.is_constant and expr.const == 0
+
+
+# ---------------------------------------------------------------------- value sets
+
+MAX_VALUES = 4096  # values kept per set: an event id or slot index takes a handful
+
+
+def index_values(value: SSAValue, cap: int = MAX_VALUES) -> frozenset[int] | None:
+    """Every value the index ``value`` can take when the program runs, or None when that set
+    is not bounded by what the program says (a function argument, a loop with bounds not known
+    here, an op not folded) or holds more than ``cap`` values.
+
+    Constants, the induction variables of ``scf.for`` loops with constant bounds (each value
+    of their iteration domain), ``addi``/``subi``/``muli``, ``remui``/``remsi``/``divui``/
+    ``divsi``/``floordivsi`` by a positive constant, ``minsi``/``maxsi``/``minui``/``maxui``
+    and ``select`` are followed, with the simulator's semantics (``remsi`` and ``divsi``
+    truncate). ``(a * i + c) mod N`` takes at most N values however many iterations the loop
+    runs: the residues of an induction variable repeat with a period dividing N, so at most N
+    iterations are looked at (this is how a per-slot event id ``base + (i + c) mod N`` is
+    bounded). Used by the verifier to check every value of an event-id operand against the
+    target's limit, and by ``reorder-events`` to count the ids such an operand may use.
+    """
+    return _values(value, cap, 0)
+
+
+def _values(value: SSAValue, cap: int, depth: int) -> frozenset[int] | None:
+    if depth > 64:
+        return None
+    owner = value.owner
+    if not isinstance(owner, Operation):
+        found = _iv_values(value, cap)
+        return frozenset(found) if found is not None else None
+    if isinstance(owner, arith.ConstantOp):
+        attr = owner.value
+        return frozenset((attr.value.data,)) if isinstance(attr, IntegerAttr) else None
+    if isinstance(owner, arith.SelectOp):
+        a, b = (_values(v, cap, depth + 1) for v in (owner.lhs, owner.rhs))
+        return _capped(a | b, cap) if a is not None and b is not None else None
+    combine = _COMBINE.get(type(owner))
+    if combine is None:
+        return None
+    rhs = _values(owner.rhs, cap, depth + 1)
+    if rhs is None:
+        return None
+    if isinstance(owner, _REM) and len(rhs) == 1 and min(rhs) > 0:
+        return _rem_values(owner, min(rhs), cap, depth)
+    lhs = _values(owner.lhs, cap, depth + 1)
+    if lhs is None or len(lhs) * len(rhs) > cap * 16:
+        return None
+    if isinstance(owner, _DIV) and 0 in rhs:
+        return None
+    return _capped(frozenset(combine(a, b) for a in lhs for b in rhs), cap)
+
+
+def _rem_values(op, modulus: int, cap: int, depth: int) -> frozenset[int] | None:
+    """Values of ``lhs rem modulus`` (``remui`` as Python's ``%``, ``remsi`` truncated)."""
+    rem = _COMBINE[type(op)]
+    lhs = _values(op.lhs, cap, depth + 1)
+    if lhs is not None:
+        return frozenset(rem(a, modulus) for a in lhs)
+    expr = index_expr(op.lhs)
+    if isinstance(expr, Affine):  # residues of each induction variable repeat
+        sums = {expr.const % modulus}
+        lowest = expr.const
+        for symbol, coeff in expr.terms:
+            domain = _iv_domain(symbol)
+            if domain is None:
+                sums = None
+                break
+            start, step, trips = domain
+            first = range(start, start + step * min(modulus, trips if trips is not None
+                                                    else modulus), step)
+            residues = {coeff * v % modulus for v in first}
+            sums = {(s + r) % modulus for s in sums for r in residues}
+            if lowest is not None and trips is not None and trips > 0:
+                lowest += min(coeff * start, coeff * (start + (trips - 1) * step))
+            elif lowest is not None and trips is None and coeff > 0:
+                lowest += coeff * start  # the variable only grows from its lower bound
+            elif trips != 0:
+                lowest = None
+        if sums is not None and (isinstance(op, arith.RemUIOp)
+                                 or (lowest is not None and lowest >= 0)):
+            return frozenset(sums)
+    if isinstance(op, arith.RemUIOp):
+        return frozenset(range(modulus))
+    return frozenset(range(1 - modulus, modulus))
+
+
+def _iv_values(value: SSAValue, cap: int | None) -> range | None:
+    """The values of an ``scf.for`` induction variable with constant bounds, or None (not
+    such a variable, or more than ``cap`` of them)."""
+    domain = _iv_domain(value)
+    if domain is None or domain[2] is None or (cap is not None and domain[2] > cap):
+        return None
+    start, step, trips = domain
+    return range(start, start + trips * step, step)
+
+
+def _iv_domain(value: SSAValue) -> tuple[int, int, int | None] | None:
+    """``(lower bound, step, trip count)`` of an ``scf.for`` induction variable with a constant
+    lower bound and positive constant step (the trip count None when the upper bound is not a
+    constant), else None."""
+    block = getattr(value, "block", None)
+    loop = block.parent_op() if block is not None else None
+    if not isinstance(loop, scf.ForOp) or value is not loop.body.block.args[0]:
+        return None
+    lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
+    if lb is None or step is None or step <= 0:
+        return None
+    return lb, step, None if ub is None else max(0, -(-(ub - lb) // step))
+
+
+def _capped(values: frozenset[int], cap: int) -> frozenset[int] | None:
+    return values if len(values) <= cap else None
+
+
+def _trunc_div(a: int, b: int) -> int:
+    quotient = abs(a) // abs(b)
+    return quotient if (a >= 0) == (b >= 0) else -quotient
+
+
+_REM = (arith.RemUIOp, arith.RemSIOp)
+_DIV = (arith.RemUIOp, arith.RemSIOp, arith.DivUIOp, arith.DivSIOp, arith.FloorDivSIOp)
+_COMBINE = {
+    arith.AddiOp: lambda a, b: a + b,
+    arith.SubiOp: lambda a, b: a - b,
+    arith.MuliOp: lambda a, b: a * b,
+    arith.RemUIOp: lambda a, b: a % b,
+    arith.RemSIOp: lambda a, b: a - b * _trunc_div(a, b),
+    arith.DivUIOp: lambda a, b: a // b,
+    arith.DivSIOp: _trunc_div,
+    arith.FloorDivSIOp: lambda a, b: a // b,
+    arith.MinSIOp: min, arith.MaxSIOp: max, arith.MinUIOp: min, arith.MaxUIOp: max,
+}

@@ -50,16 +50,21 @@ _NAME = re.compile(r"((?:tile|sync)\.\w+)[ \t]+")
 _OPERANDS = re.compile(rf"{_VALUE}(?:[ \t]*,[ \t]*{_VALUE})*")
 _ONE_VALUE = re.compile(_VALUE)
 _INDEXED = re.compile(rf"({_VALUE})[ \t]*\[[ \t]*((?:{_OPERANDS.pattern})?)[ \t]*\][ \t]*")
-_FLAG = re.compile(r'"([A-Za-z0-9_]+)"[ \t]*->[ \t]*"([A-Za-z0-9_]+)"[ \t]*,[ \t]*([0-9]{1,18})[ \t]*')
+_FLAG = re.compile(r'"([A-Za-z0-9_]+)"[ \t]*->[ \t]*"([A-Za-z0-9_]+)"[ \t]*,[ \t]*'
+                   rf'(?:([0-9]{{1,18}})|({_VALUE}))[ \t]*')
 _TYPE = re.compile(r'[ \t]*(memref<(?:[^<>{}()\[\]"\\\n]|"[^"\\\n]*")*>|[a-z]+[0-9]*)[ \t]*')
 _SPACES = re.compile(r"[ \t]*")
 _PLAIN_DICT = re.compile(r'\{[^{}"\n]*\}')  # an attribute dictionary without nesting or strings
+# generic form: ``"dialect.op"(%a, %b) <{props}>? {attrs}? : (T, T) -> T``
+_GENERIC_NAME = re.compile(r'"([a-z_][a-z0-9_]*\.[A-Za-z0-9_.]+)"[ \t]*\([ \t]*')
+_GENERIC_OPERANDS = re.compile(rf"((?:{_VALUE}(?:[ \t]*,[ \t]*{_VALUE})*)?)[ \t]*\)[ \t]*")
+# a dictionary without nesting whose strings have no escapes or braces: read once per spelling
+_SIMPLE_DICT = re.compile(r'\{(?:[^{}"\\\n]|"[^"\\\n{}]*")*\}')
 _END = re.compile(r"[ \t]*(?:\n|$)")
 
 # The declarative formats the shapes stand for (an op with another format is never fast-parsed).
 _OPERANDS_FORMAT = re.compile(r"\$\w+(?: `,` \$\w+)* attr-dict `:` type\(\$\w+\)(?: `,` type\(\$\w+\))*")
 _WINDOW_FORMAT = "$source `[` $%s `]` attr-dict `:` type($source) `->` type($result)"
-_FLAG_FORMAT = "$src `->` $dst `,` $event attr-dict"
 
 
 @dataclass(frozen=True)
@@ -81,8 +86,8 @@ def fast_shape(op_class: type[Operation] | None) -> _Shape | None:
     if op_class in (ViewOp, SlotOp):
         operand = "offsets" if op_class is ViewOp else "index"
         return _Shape("window", op_class) if fmt == _WINDOW_FORMAT % operand else None
-    if op_class in (SetFlagOp, WaitFlagOp):
-        return _Shape("flag", op_class) if fmt == _FLAG_FORMAT else None
+    if op_class in (SetFlagOp, WaitFlagOp):  # their parse() reads what _flag_op reads
+        return _Shape("flag", op_class)
     if definition.results or definition.regions or not _OPERANDS_FORMAT.fullmatch(fmt):
         return None
     names = re.findall(r"\$(\w+)", fmt.split("attr-dict")[0])
@@ -108,6 +113,9 @@ class FastParseCache:
     valid: set = field(default_factory=set)
     dicts: dict[str, dict[str, Attribute]] = field(default_factory=dict)
     flag_values: dict[tuple[str, str, str], dict[str, Attribute]] = field(default_factory=dict)
+    generic: dict[str, type[IRDLOperation] | None] = field(default_factory=dict)
+    generic_built: set[str] = field(default_factory=set)  # op names read in generic form
+    properties: dict[str, dict[str, Attribute]] = field(default_factory=dict)
     op_start: int = 0  # where the op being read starts (its location)
 
 
@@ -121,7 +129,14 @@ def parse_fast_op(parser, cache: FastParseCache) -> Operation | None:
         result, pos = (match.start(1), match.end(1)), match.end()
     name = _NAME.match(text, pos)
     if name is None:
-        return None
+        generic = _GENERIC_NAME.match(text, pos)
+        if generic is None:
+            return None
+        cache.op_start = start
+        parsed = _generic_op(parser, text, generic, cache, result is not None)
+        if parsed is None:
+            return None
+        return _finish(parser, text, parsed, result)
     if name.group(1) not in cache.shapes:
         cache.shapes[name.group(1)] = fast_shape(parser.ctx.get_optional_op(name.group(1)))
     shape = cache.shapes[name.group(1)]
@@ -132,6 +147,11 @@ def parse_fast_op(parser, cache: FastParseCache) -> Operation | None:
     parsed = reader(parser, text, name.end(), shape.op, cache)
     if parsed is None:
         return None
+    return _finish(parser, text, parsed, result)
+
+
+def _finish(parser, text: str, parsed: tuple[Operation, int], result) -> Operation:
+    """Continue after the op and define its result."""
     op, end = parsed
     parser._resume_from(end)  # noqa: SLF001
     if result is not None:
@@ -172,15 +192,165 @@ def _window_op(parser, text, pos, op_class, cache):
 
 
 def _flag_op(parser, text, pos, op_class, cache):
-    """``sync.set_flag "SRC" -> "DST", EVENT`` (with an attribute dictionary: the slow path)."""
+    """``sync.set_flag "SRC" -> "DST", EVENT`` with EVENT an integer or an ``index`` value
+    (with an attribute dictionary: the slow path)."""
     flag = _FLAG.match(text, pos)
     if flag is None or not _END.match(text, flag.end()):
         return None
     written = flag.group(1, 2, 3)
     if written not in cache.flag_values:
-        cache.flag_values[written] = {"src": StringAttr(written[0]), "dst": StringAttr(written[1]),
-                                      "event": IntegerAttr(int(written[2]), i64)}
-    return _build(parser, cache, op_class, [], [], (), dict(cache.flag_values[written]), flag.end())
+        values = {"src": StringAttr(written[0]), "dst": StringAttr(written[1])}
+        if written[2] is not None:
+            values["event"] = IntegerAttr(int(written[2]), i64)
+        cache.flag_values[written] = values
+    properties = dict(cache.flag_values[written])
+    if written[2] is not None:
+        return _build(parser, cache, op_class, [], [], (), properties, flag.end())
+    return _build(parser, cache, op_class, [flag.span(4)], [SCALAR_TYPES["index"]], (),
+                  properties, flag.end())
+
+
+def generic_class(op_class: type[Operation] | None) -> type[IRDLOperation] | None:
+    """The op class when its generic form can be read on the fast path: an IRDL op without
+    regions or successors (the generic form of every op is the same shape), else None."""
+    if op_class is None or not issubclass(op_class, IRDLOperation):
+        return None
+    definition = op_class.get_irdl_definition()
+    if definition.regions or definition.successors:
+        return None
+    return op_class
+
+
+def _generic_op(parser, text, name: re.Match, cache, has_result: bool):
+    """``"NAME"(%a, %b) <{props}>? {attrs}? : (T, T) -> T`` on one line, built as xDSL's generic
+    parser builds it (``_parse_generic_operation``: no constraint is checked before the
+    verifier; properties written in the attribute dictionary are moved to the properties).
+    Anything unusual (a type or dictionary spelled in a way not cached, operand and type counts
+    that differ, a result count that does not match, a location, a comment) returns None and
+    xDSL's parser reads the op, reporting its errors."""
+    op_name = name.group(1)
+    if op_name not in cache.generic:
+        cache.generic[op_name] = generic_class(parser.ctx.get_optional_op(op_name))
+    op_class = cache.generic[op_name]
+    if op_class is None:
+        return None
+    values = _GENERIC_OPERANDS.match(text, name.end())
+    if values is None:
+        return None
+    names = _spans(values) if values.group(1) else []
+    pos = values.end()
+    properties: dict[str, Attribute] = {}
+    if text.startswith("<", pos):
+        found = _dictionary(parser, text, pos + 1, cache.properties, op_class, True)
+        if found is None or not text.startswith(">", found[1]):
+            return None
+        properties, pos = found[0], _SPACES.match(text, found[1] + 1).end()
+    attributes: dict[str, Attribute] = {}
+    if text.startswith("{", pos):
+        found = _dictionary(parser, text, pos, cache.dicts, op_class, False)
+        if found is None:
+            return None
+        attributes, pos = found
+    typed = _function_type(text, pos, cache.types)
+    if typed is None:
+        return None
+    inputs, outputs, end = typed
+    if len(inputs) != len(names) or len(outputs) != int(has_result):
+        return None
+    definition = op_class.get_irdl_definition()
+    for prop in definition.properties:
+        if prop in attributes and prop not in properties:
+            properties[prop] = attributes.pop(prop)
+    text_, defined = parser._text, parser.ssa_values  # noqa: SLF001
+    operands = [_resolve(parser, text_, defined, lo, hi, t)
+                for (lo, hi), t in zip(names, inputs, strict=True)]
+    op = new_op(op_class, operands, outputs, properties, attributes,
+                parser.op_location(cache.op_start))
+    cache.generic_built.add(op_name)
+    return op, end
+
+
+def _dictionary(parser, text, pos, known: dict, op_class, properties: bool):
+    """The dictionary at ``pos`` (``{...}``) and where it ends (spaces skipped), read once per
+    spelling (a copy each time: ops share the attribute objects, never the dict); None when
+    it is not a simple one-line dictionary."""
+    simple = _SIMPLE_DICT.match(text, pos)
+    if simple is None:
+        return None
+    spelling = simple.group(0)
+    found = known.get(spelling)
+    if found is None:
+        parser._resume_from(pos)  # noqa: SLF001
+        stack = parser._parser_state.dialect_stack  # noqa: SLF001 (as the generic parser does)
+        stack.append(op_class.dialect_name())
+        try:
+            if properties:
+                entries = parser.parse_comma_separated_list(parser.Delimiter.BRACES,
+                                                            parser._parse_attribute_entry)  # noqa: SLF001
+                if len({key for key, _ in entries}) != len(entries):
+                    return None  # a duplicated key: xDSL reports it
+                found = dict(entries)
+            else:
+                found = parser.parse_optional_attr_dict()
+        finally:
+            stack.pop()
+        if parser._current_token.span.start != _SPACES.match(text, simple.end()).end():  # noqa: SLF001
+            return None  # (the dictionary ended elsewhere than the pattern says)
+        known[spelling] = found
+    return dict(found), _SPACES.match(text, simple.end()).end()
+
+
+def _function_type(text, pos, types):
+    """``: (T, T) -> T`` (or ``-> ()`` / ``-> (T, T)``) at ``pos``, each type a cached or scalar
+    spelling: (inputs, outputs, end) or None."""
+    if not text.startswith(":", pos):
+        return None
+    pos = _SPACES.match(text, pos + 1).end()
+    inputs = _type_list(text, pos, types)
+    if inputs is None:
+        return None
+    inputs, pos = inputs
+    if not text.startswith("->", pos):
+        return None
+    pos = _SPACES.match(text, pos + 2).end()
+    if text.startswith("(", pos):
+        outputs = _type_list(text, pos, types)
+        if outputs is None:
+            return None
+        outputs, pos = outputs
+    else:
+        written = _TYPE.match(text, pos)
+        known = written and (SCALAR_TYPES.get(written.group(1)) or types.get(written.group(1)))
+        if not known:
+            return None
+        outputs, pos = [known], written.end()
+    if not _END.match(text, pos):
+        return None
+    return inputs, outputs, pos
+
+
+def _type_list(text, pos, types):
+    """``(T, T)`` at ``pos``: (types, position after the spaces that follow) or None."""
+    if not text.startswith("(", pos):
+        return None
+    pos = _SPACES.match(text, pos + 1).end()
+    found = []
+    if text.startswith(")", pos):
+        return found, _SPACES.match(text, pos + 1).end()
+    while True:
+        written = _TYPE.match(text, pos)
+        if written is None:
+            return None
+        known = SCALAR_TYPES.get(written.group(1)) or types.get(written.group(1))
+        if known is None:
+            return None
+        found.append(known)
+        pos = written.end()
+        if text.startswith(")", pos):
+            return found, _SPACES.match(text, pos + 1).end()
+        if not text.startswith(",", pos):
+            return None
+        pos += 1
 
 
 def _attributes_and_types(parser, text, pos, cache, arrow: bool = False):

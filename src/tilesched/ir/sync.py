@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 
 from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, StringAttr, UnitAttr, i64
-from xdsl.ir import Dialect
+from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -19,6 +19,8 @@ from xdsl.irdl import (
     opt_prop_def,
     prop_def,
 )
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -35,12 +37,25 @@ def _non_negative(op: IRDLOperation, prop: str) -> None:
 
 
 class _FlagOp(SyncOp):
+    """``set_flag`` / ``wait_flag``: an event flag ``(src, dst, event)``.
+
+    The event id is an integer property (``sync.set_flag "MTE2" -> "MTE1", 7``) or an ``index``
+    operand computed in the program (``sync.set_flag "MTE2" -> "MTE1", %ev``: per-slot flags of
+    a rolled loop, ``base + (i + c) mod N``), exactly one of them. Generic form:
+    ``"sync.set_flag"() {src = "MTE2", dst = "MTE1", event = 7 : i64} : () -> ()`` or
+    ``"sync.set_flag"(%ev) {src = "MTE2", dst = "MTE1"} : (index) -> ()``.
+    """
+
     src = prop_def(StringAttr)
     dst = prop_def(StringAttr)
-    event = prop_def(IntegerAttr[I64])
-    assembly_format = "$src `->` $dst `,` $event attr-dict"
+    event = opt_prop_def(IntegerAttr[I64])
+    event_value = opt_operand_def(IndexType)
 
     def verify_(self) -> None:
+        if (self.event is None) == (self.event_value is None):
+            raise VerifyException(
+                f"'{self.name}' needs exactly one of an 'event' property or an index operand"
+            )
         _non_negative(self, "event")
         if self.src.data == self.dst.data:
             raise VerifyException(
@@ -50,7 +65,57 @@ class _FlagOp(SyncOp):
 
     @property
     def pair(self) -> tuple[str, str, int]:
+        """``(src, dst, event)`` of a flag with a constant event id (see :func:`event_id`)."""
         return self.src.data, self.dst.data, self.event.value.data
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _FlagOp:
+        """``"SRC" -> "DST", EVENT {attrs}?`` where EVENT is an integer or an index value."""
+        src = parser.parse_attribute()
+        parser.parse_punctuation("->")
+        dst = parser.parse_attribute()
+        parser.parse_punctuation(",")
+        properties: dict[str, Attribute] = {"src": src, "dst": dst}
+        operand = parser.parse_optional_unresolved_operand()
+        if operand is not None:
+            operands = [parser.resolve_operand(operand, IndexType())]
+        else:
+            operands = []
+            properties["event"] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
+        attributes = parser.parse_optional_attr_dict()
+        for name in ("src", "dst", "event"):
+            if name in attributes:
+                parser.raise_error(f"attributes {name} are defined in other parts of the assembly "
+                                   "format, and thus should not be defined in the attribute "
+                                   "dictionary.")
+        return cls.create(operands=operands, properties=properties, attributes=attributes)
+
+    def print(self, printer: Printer) -> None:
+        src, dst, event = (self.properties.get(name) for name in ("src", "dst", "event"))
+        operands = list(self.operands)
+        if not (isinstance(src, StringAttr) and isinstance(dst, StringAttr)
+                and (isinstance(event, IntegerAttr) + len(operands) == 1)):
+            # an op the verifier rejects: its parts, for the error message that follows
+            if operands:
+                printer.print_string(" ")
+                printer.print_list(operands, printer.print_operand)
+            printer.print_op_attributes({**self.properties, **self.attributes})
+            return
+        printer.print_string(" ")
+        printer.print_attribute(src)
+        printer.print_string(" -> ")
+        printer.print_attribute(dst)
+        printer.print_string(", ")
+        if operands:
+            printer.print_operand(operands[0])
+        else:
+            printer.print_string(str(event.value.data))
+        printer.print_op_attributes(self.attributes)
+
+
+def event_id(op: _FlagOp) -> int | SSAValue:
+    """The event id of a flag op: its integer, or the ``index`` value that computes it."""
+    return op.event.value.data if op.event is not None else op.event_value
 
 
 @irdl_op_definition
@@ -172,17 +237,31 @@ Sync = Dialect("sync", SYNC_OPS, [])
 
 # Builders: the sync ops passes insert, with their properties.
 
-def make_set(src: str, dst: str, event: int) -> SetFlagOp:
-    return SetFlagOp.create(properties=_flag_props(src, dst, event))
+def make_set(src: str, dst: str, event: int | SSAValue) -> SetFlagOp:
+    """``sync.set_flag``; ``event`` an integer or an ``index`` value (a per-slot id)."""
+    return _make_flag(SetFlagOp, src, dst, event)
 
 
-def make_wait(src: str, dst: str, event: int) -> WaitFlagOp:
-    return WaitFlagOp.create(properties=_flag_props(src, dst, event))
+def make_wait(src: str, dst: str, event: int | SSAValue) -> WaitFlagOp:
+    """``sync.wait_flag``; ``event`` an integer or an ``index`` value (a per-slot id)."""
+    return _make_flag(WaitFlagOp, src, dst, event)
+
+
+def _make_flag(cls, src: str, dst: str, event: int | SSAValue):
+    if isinstance(event, SSAValue):
+        src_attr, dst_attr = _unit_attributes(src, dst)
+        return cls.create(operands=[event], properties={"src": src_attr, "dst": dst_attr})
+    return cls.create(properties=_flag_props(src, dst, event))
 
 
 def _flag_props(src: str, dst: str, event: int) -> dict:
     src_attr, dst_attr, event_attr = _flag_attributes(src, dst, event)
     return {"src": src_attr, "dst": dst_attr, "event": event_attr}
+
+
+@functools.cache
+def _unit_attributes(src: str, dst: str) -> tuple[StringAttr, StringAttr]:
+    return StringAttr(src), StringAttr(dst)
 
 
 @functools.cache

@@ -37,6 +37,7 @@ from xdsl.irdl import IRDLOperation
 from xdsl.irdl.constraints import VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
+from tilesched.analysis.affine import index_values
 from tilesched.diagnostics import TileschedError, TileschedErrors
 from tilesched.gc_pause import paused_gc
 from tilesched.ir import sync as S
@@ -220,6 +221,7 @@ def target_errors(ops: list[Operation], target: Target) -> list[TileschedError]:
     errors: list[TileschedError] = []
     routed: dict[tuple, list[str]] = {}
     synced: dict[tuple, list[str]] = {}
+    event_sets: dict = {}  # event-id operand -> the values it can take (or None)
     for op in ops:
         if op.results or op.regions:
             errors.extend(_space_errors(op, target))
@@ -234,6 +236,9 @@ def target_errors(ops: list[Operation], target: Target) -> list[TileschedError]:
             if key not in synced:
                 synced[key] = _sync_errors(op, target)
             messages = synced[key]
+            if op._operands and isinstance(op, S.SetFlagOp | S.WaitFlagOp) \
+                    and target.sync == "flags":  # noqa: SLF001
+                messages = messages + _event_operand_errors(op, target, event_sets)
         else:
             continue
         errors.extend(TileschedError(message, location_of(op)) for message in messages)
@@ -307,6 +312,32 @@ def _sync_errors(op: S.SyncOp, target: Target) -> list[str]:
             errors.append(f"'{op.name}' queue {op.queue.value.data} does not exist on target "
                           f"'{target.name}'; async queues: {queues}")
     return errors
+
+
+def _event_operand_errors(op: S.SetFlagOp | S.WaitFlagOp, target: Target,
+                          known: dict) -> list[str]:
+    """Why an event id given as an ``index`` operand may leave ``0 .. limit - 1`` (every value
+    it can take is checked: :func:`~tilesched.analysis.affine.index_values`)."""
+    value = op.event_value
+    if value not in known:
+        known[value] = index_values(value)
+    values = known[value]
+    name = f"%{value.name_hint}" if value.name_hint else "operand"
+    if values is None:
+        return [f"'{op.name}' event id {name}: the values it can take cannot be bounded (compute "
+                "it from constants and induction variables of loops with constant bounds, e.g. "
+                "base + (i + c) mod N)"]
+    if not values:
+        return []
+    low, high, limit = min(values), max(values), target.event_limit
+    shown = f"{low}" if low == high else f"{low}..{high}"
+    if low < 0:
+        return [f"'{op.name}' event id {name} can be {low} (it takes {shown}); event ids are "
+                "non-negative"]
+    if limit is not None and high >= limit:
+        return [f"'{op.name}' event id {name} can be {high} (it takes {shown}), but target "
+                f"'{target.name}' has {limit} event ids per unit pair"]
+    return []
 
 
 def _capacity_errors(ops: list[Operation], target: Target) -> list[TileschedError]:

@@ -15,7 +15,8 @@ lowering is at that point of the run):
   at iteration 1000 makes 999, 1000 and 1001 segment boundaries);
 - sinks must be periodic: view and slot offsets (whose per-period increment becomes the buffer's
   region *shift*; out-of-bounds iterations are breakpoints, so the lowering still reports them),
-  branch conditions, inner trip counts, ``wait_group`` counts; ``iter_args`` must advance by a
+  branch conditions, inner trip counts, ``wait_group`` counts, event ids (exactly periodic:
+  ``(i + c) mod N`` names the same flags every N iterations); ``iter_args`` must advance by a
   constant (their closed form lets the lowering jump).
 
 Within a segment ``[start, end)`` the instructions of iteration ``n + P*t`` are those of ``n`` with
@@ -268,6 +269,12 @@ class _Analysis:
             raise Unanalyzable("its body allocates memory")
         elif op.name == "sync.wait_group" and op.operands:
             self._need_periodic(self._sym(op.operands[0]), "a wait_group count")
+        elif op.name in ("sync.set_flag", "sync.wait_flag") and op.operands:
+            # an event id names a flag: it must repeat exactly with the period (a per-slot id
+            # (i + c) mod N does), so that skipped periods use the flags the observed ones used
+            event = self._need_periodic(self._sym(op.operands[0]), "an event id")
+            if event is not None and any(event.d):
+                raise Unanalyzable("an event id changes from period to period")
         elif op.name.startswith("sync.") or isinstance(op, StageBorderOp | memref.DeallocOp):
             return
         elif op.name.startswith(("arith.", "affine.apply")):

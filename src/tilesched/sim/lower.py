@@ -106,6 +106,12 @@ class StaticOp:
     shapes: tuple  # per operand: the memref shape, or None for a scalar
     issuer: str = ""
     operands: tuple = ()  # (SSA value, shape) per operand of a tile op
+    operand_prop: str | None = None  # a sync op's property its operand gives at run time
+
+    def with_operands(self, operands: tuple) -> dict:
+        """A sync op's properties in one execution (its run-time operand, if any, evaluated
+        to ``operands[0]``: a ``wait_group`` count or a per-slot event id)."""
+        return {**self.props, self.operand_prop: operands[0]} if operands else self.props
 
     @property
     def is_sync(self) -> bool:
@@ -323,7 +329,7 @@ class Lowering:
                 lowering.ops.append(entry)
                 return
             lowering.sync(op)
-            if op.name != "sync.wait_group" or "pending" in lowering.static[op].props:
+            if lowering.static[op].operand_prop is None:
                 entry = lowering.ops[-1]
         return sync
 
@@ -579,15 +585,25 @@ class Lowering:
         return info
 
     def sync(self, op: Operation) -> None:
-        """Lower one execution of a sync op (a ``wait_group`` count operand is evaluated)."""
+        """Lower one execution of a sync op (its operand, a ``wait_group`` count or an event
+        id, is evaluated: the lowered op carries the value)."""
         info = self.static.get(op)
         if info is None:
             props = {name: _plain(attr) for name, attr in op.properties.items()}
             info = self._register(op, name=op.name, unit=None, duration=0, props=props,
                                   loc=str(location_of(op) or "?"), async_queue=None, lds=False,
                                   shapes=())
-        if op.name == "sync.wait_group" and "pending" not in info.props:
-            self.ops.append((info.sid, (int(self.value(op.operands[0], op)),)))
+            operand_prop = _OPERAND_PROPS.get(op.name)
+            if op.operands and operand_prop is not None and operand_prop not in props:
+                info.operand_prop = operand_prop
+        if info.operand_prop is not None:
+            value = self.value(op.operands[0], op)
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            if not isinstance(value, int):
+                raise TileschedError(f"'{op.name}' {info.operand_prop} is {value!r}, not an "
+                                     "integer", location_of(op))
+            self.ops.append((info.sid, (int(value),)))
         else:
             self.ops.append((info.sid, ()))
 
@@ -597,10 +613,7 @@ class Lowering:
         """The :class:`TraceOp` of one lowered op."""
         info = self.statics[sid]
         if info.is_sync:
-            props = info.props
-            if operands:
-                props = {**props, "pending": operands[0]}
-            return TraceOp(info.name, issuer, None, 0, (), props, info.loc)
+            return TraceOp(info.name, issuer, None, 0, (), info.with_operands(operands), info.loc)
         values = tuple(Access(o[0], o[1], shape) if shape is not None else o
                        for o, shape in zip(operands, info.shapes, strict=True))
         return TraceOp(info.name, issuer, info.unit, info.duration, values, info.props, info.loc,
@@ -622,6 +635,10 @@ class Lowering:
 
 
 _PLAIN, _NESTED, _YIELD, _RETURN = range(4)
+
+# Sync ops whose property may instead be an ``index`` operand evaluated at run time.
+_OPERAND_PROPS = {"sync.wait_group": "pending", "sync.set_flag": "event",
+                  "sync.wait_flag": "event"}
 
 
 def _nothing(op) -> None:

@@ -155,7 +155,8 @@ class LoopReplay:
 
     def _moved(self, ops: list, plan: tuple | None = None) -> list | None:
         """``ops`` one period later (``None`` when something does not simply move: a buffer
-        whose regions move by different amounts, a sync op with a run-time operand). Ops none
+        whose regions move by different amounts, a ``wait_group`` count computed at run time;
+        a per-slot event id repeats with the period: ``loop_analysis``). Ops none
         of whose operands move are the same pair objects (``chunk_compiler.py`` knows them)."""
         if plan is None:
             plan = self._plan(ops)
@@ -196,6 +197,10 @@ class LoopReplay:
                 info = statics[sid]
                 mask = masks[sid] = (() if info.is_sync
                                      else tuple(shape is not None for shape in info.shapes))
+                if info.operand_prop == "event":
+                    mask = masks[sid] = None  # the analysis proved the id repeats each period
+            if mask is None:
+                continue
             if not mask:
                 return None
             moves = []

@@ -231,9 +231,9 @@ class StreamedProgram(Program):
 
     def sync_instruction(self, info: StaticOp, operands: tuple, issuer: int) -> tuple | None:
         """A sync op's instruction with op reference 0 (``InstructionCompiler.sync``; a
-        ``wait_group`` count computed at run time is its operand)."""
-        props = info.props if not operands else {**info.props, "pending": operands[0]}
-        return self.compiler.sync(_SyncOp(info.name, props, info.loc), issuer, 0)
+        ``wait_group`` count or an event id computed at run time is its operand)."""
+        return self.compiler.sync(_SyncOp(info.name, info.with_operands(operands), info.loc),
+                                  issuer, 0)
 
 
 class _OpTable:

@@ -27,13 +27,25 @@ class _SyncOps(_TileOps):
         attributes = self._annotations(**_sched(opts, op_type.name))
         return self._create(op_type, operands, props, attributes)
 
-    def set_flag(self, src: str, dst: str, event: int, **opts: Any) -> Operation:
-        """``sync.set_flag``: set event ``(src, dst, event)`` once earlier ``src`` ops are done."""
-        return self._sync(S.SetFlagOp, _flag_props(src, dst, event), **opts)
+    def set_flag(self, src: str, dst: str, event: int | Index, **opts: Any) -> Operation:
+        """``sync.set_flag``: set event ``(src, dst, event)`` once earlier ``src`` ops are done.
 
-    def wait_flag(self, src: str, dst: str, event: int, **opts: Any) -> Operation:
-        """``sync.wait_flag``: unit ``dst`` waits for event ``(src, dst, event)`` and clears it."""
-        return self._sync(S.WaitFlagOp, _flag_props(src, dst, event), **opts)
+        ``event`` is a Python int (a property) or an index value such as ``(i + 1) % 2 + 4``
+        (an operand: per-slot flags of a rolled loop)."""
+        return self._flag(S.SetFlagOp, src, dst, event, **opts)
+
+    def wait_flag(self, src: str, dst: str, event: int | Index, **opts: Any) -> Operation:
+        """``sync.wait_flag``: unit ``dst`` waits for event ``(src, dst, event)`` and clears it
+        (``event`` as for :meth:`set_flag`)."""
+        return self._flag(S.WaitFlagOp, src, dst, event, **opts)
+
+    def _flag(self, op_type: type[Operation], src: str, dst: str, event: int | Index,
+              **opts: Any) -> Operation:
+        props = {"src": _unit_name(src, "src"), "dst": _unit_name(dst, "dst")}
+        if isinstance(event, Index):
+            return self._sync(op_type, props, [[self._use(event)]], **opts)
+        props["event"] = IntegerAttr(_non_negative(event, "event"), i64)
+        return self._sync(op_type, props, [[]], **opts)
 
     def pipe_barrier(self, pipe: str, **opts: Any) -> Operation:
         """``sync.pipe_barrier``: later ops on ``pipe`` wait for earlier ones."""
@@ -86,8 +98,3 @@ def _unit_name(unit: Any, role: str) -> StringAttr:
     if not isinstance(unit, str) or not unit:
         raise _error(f"{role} must be a unit name such as \"MTE2\", got {unit!r}")
     return StringAttr(unit)
-
-
-def _flag_props(src: str, dst: str, event: int) -> dict[str, Attribute]:
-    return {"src": _unit_name(src, "src"), "dst": _unit_name(dst, "dst"),
-            "event": IntegerAttr(_non_negative(event, "event"), i64)}
