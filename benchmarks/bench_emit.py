@@ -33,7 +33,7 @@ import cpp_cases  # noqa: E402  (the coverage tests' kernels: one list for tests
 def run() -> str:
     headers = harness.find_headers()
     groups = {"examples": cpp_cases.example_cases(),
-              "fusion kernels": cpp_cases.fusion_cases() + cpp_cases.carried_cases()}
+              "fusion kernels": cpp_cases.fusion_cases() + cpp_cases.extra_cases()}
     rows = []
     batch = []
     load_before = os.getloadavg()[0]

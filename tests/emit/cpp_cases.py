@@ -71,10 +71,11 @@ func.func @carried(%x: memref<3x16x32xf32, "GM">, %y: memref<3x16x32xf32, "GM">)
 '''
 
 
-def carried_cases(seed: int = 0) -> list[Prepared]:
+def extra_cases(seed: int = 0) -> list[Prepared]:
     """A running sum kept in UB across the iterations of a loop, touched only by V, beside a
     V-only temporary used later in the body: the sum's bytes must stay its own for the whole
-    loop (the address plan's loop rule), else the temporary overwrites it between iterations."""
+    loop (the address plan's loop rule), else the temporary overwrites it between iterations.
+    Plus tests/lit/emit_cpp/event_operand.mlir as written (flags with computed event ids)."""
     target = load_target("ascend-a2")
     out = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -84,6 +85,10 @@ def carried_cases(seed: int = 0) -> list[Prepared]:
             original, transformed = transform(str(path), target, pipeline)
             out.append(prepare(original, transformed, target, f"loop-carried UB sum [{pipeline}]",
                                {}, seed, "carried"))
+    event = pathlib.Path(__file__).resolve().parents[1] / "lit" / "emit_cpp" / "event_operand.mlir"
+    original, transformed = transform(str(event), target, "")
+    out.append(prepare(original, transformed, target, "per-slot event ids [as written]", {}, seed,
+                       "event_operand"))
     return out
 
 

@@ -43,12 +43,13 @@ def test_every_ascend_example_compiles_runs_and_equals_numpy_semantics(tmp_path)
 
 
 def test_fusion_kernels_compile_run_and_equal_numpy_semantics(tmp_path):
-    """(Also a loop-carried UB value beside a temporary of the same unit: cpp_cases.CARRIED.)"""
+    """(Also a loop-carried UB value beside a temporary of the same unit, cpp_cases.CARRIED, and
+    flags with computed event ids, tests/lit/emit_cpp/event_operand.mlir.)"""
     require()
     prepared = cpp_cases.fusion_cases()
     assert len(prepared) == 3 * cpp_cases.FUSION_KERNELS
     assert any("[[pto::last_use(0" in p.case.emitted.text() for p in prepared)
-    _check(prepared + cpp_cases.carried_cases(), tmp_path)
+    _check(prepared + cpp_cases.extra_cases(), tmp_path)
 
 
 def test_run_cpp_json_with_scalar_arguments_slots_and_views(capsys):
