@@ -18,7 +18,8 @@ Pair = tuple[str, str]
 
 class EventPool:
     """Event ids of each directed pair: pending (set, wait not placed yet) or consumed by a
-    wait; ``reserved`` keeps one id of a pair for a loop's back-edge flag."""
+    wait; ``reserved[pair] = r`` keeps the ids ``r .. limit - 1`` of a pair for a loop's
+    back-edge flags (one per carried slot, numbered down from the top)."""
 
     def __init__(self, limit: int, reserved: dict[Pair, int] | None = None) -> None:
         self.limit = limit
@@ -31,10 +32,7 @@ class EventPool:
         destination it has seen); with ``virtual``, ids past the limit (handed out by relaxed
         schedulers when every real id is held) are reused the same way."""
         uses = self._uses.get(pair, {})
-        reserved = self.reserved.get(pair)
-        for event in range(self.limit):
-            if event == reserved:
-                continue
+        for event in range(min(self.limit, self.reserved.get(pair, self.limit))):
             if event not in uses:
                 return event
             count = uses[event]

@@ -40,9 +40,10 @@ _REPLANNED = (S.SetFlagOp, S.WaitFlagOp, S.PipeBarrierOp)
 class FlagSync:
     """Synchronizes one function for a flag target; records the peak ids per pair."""
 
-    def __init__(self, target: Target, naive: bool = False):
+    def __init__(self, target: Target, naive: bool = False, legacy: bool = False):
         self.target = target
         self.naive = naive  # baseline: one flag per dependence, loops serialized
+        self.legacy = legacy  # the previous plan: one back-edge flag per pair, barriers around regions
         self.limit = target.event_limit or 8
         self.pipelined = frozenset(u.name for u in target.units.values() if u.pipelined)
         self.peak_events: dict[str, int] = defaultdict(int)
@@ -100,7 +101,8 @@ class FlagSync:
             _apply(ops, block.last_op, plan.ops + [SyncOp(len(items), BARRIER_ALL, order=99)])
             self._record_peaks(plan.peak_events)
             return [], []
-        plan = plan_loop_flags(items, deps, carried, self.limit, self.pipelined)
+        plan = plan_loop_flags(items, deps, carried, self.limit, self.pipelined,
+                               per_slot=not self.legacy)
         if plan.serialized:
             self.serialized_loops.append(loop)
         self._record_peaks(plan.peak_events)
