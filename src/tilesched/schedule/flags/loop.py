@@ -23,6 +23,7 @@ from tilesched.schedule.flags.ops import (
     count_fallbacks,
 )
 from tilesched.schedule.flags.plan import FLAG, Need, allocate, plan_flags, required_syncs
+from tilesched.schedule.flags.pool import OutOfIds
 
 
 @dataclass
@@ -39,7 +40,9 @@ class LoopFlagPlan:
 
 def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
                     carried: list[tuple[int, int, int]], limit: int,
-                    pipelined: frozenset[str] = frozenset(), per_slot: bool = True) -> LoopFlagPlan:
+                    pipelined: frozenset[str] = frozenset(), per_slot: bool = True,
+                    caps: dict[tuple[str, str], int] | None = None,
+                    ordered: frozenset = frozenset()) -> LoopFlagPlan:
     """Flags for a loop body whose iterations follow each other.
 
     ``deps`` are intra-iteration dependences, ``carried`` loop-carried ones
@@ -63,8 +66,13 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
     unrolled iterations; when some id would be re-set before its previous wait
     happens-before the set, the plan falls back to a ``barrier_all`` at the end of each
     iteration. ``per_slot=False`` is the previous plan (one back-edge flag per pair, kept
-    for comparison).
+    for comparison). ``caps[pair]`` limits the pair to ids below it (the rest belong to
+    nested regions); a pair left without an id raises :class:`~.pool.OutOfIds`. When the
+    replay finds a back-edge flag that may be re-set before its previous wait, its producer
+    is ordered after its consumer in the body (``ordered`` lists those done) and the body
+    is planned again; only then does the plan fall back to serializing.
     """
+    caps = dict(caps or {})
     if not per_slot:
         return _one_flag_per_pair(items, deps, carried, limit, pipelined)
     n = len(items)
@@ -87,10 +95,18 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
             unit = items[need.producer].unit
             back_syncs.append(SyncOp(need.consumer - n, PIPE_BARRIER, unit, unit, order=60))
     if back_flags and limit < 2:
-        return _serialized(items, forward, limit, pipelined)
+        return _serialized(items, forward, limit, pipelined, caps)
     flags = {pair: sorted(set(found)) for pair, found in back_flags.items()}
+    intra_pairs = {(items[n.producer].unit, items[n.consumer].unit) for n in intra if n.kind == FLAG}
+    for pair, found in flags.items():
+        room = caps.get(pair, limit) - (pair in intra_pairs)
+        if room < 1:
+            raise OutOfIds(pair)
+        while len(found) > room:
+            found[:] = _widen(found)
     while True:
-        reserved = {pair: limit - len(found) for pair, found in flags.items()}
+        reserved = dict(caps)
+        reserved.update({pair: caps.get(pair, limit) - len(found) for pair, found in flags.items()})
         plan = allocate(items, intra, limit, reserved)
         if not count_fallbacks(plan.ops) or not any(len(f) > 1 for f in flags.values()):
             break
@@ -101,7 +117,7 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
     peaks = dict(plan.peak_events)
     for pair, found in flags.items():
         for index, (producer, consumer) in enumerate(found):
-            event = limit - 1 - index
+            event = caps.get(pair, limit) - 1 - index
             body.append(SyncOp(producer + 1, SET, pair[0], pair[1], event, order=30 + index / 64))
             body.append(SyncOp(consumer, WAIT, pair[0], pair[1], event, order=20 + index / 64))
             presets.append(SyncOp(0, SET, pair[0], pair[1], event))
@@ -109,9 +125,25 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
         key = f"{pair[0]}->{pair[1]}"
         peaks[key] = peaks.get(key, 0) + len(found)
     body.sort(key=lambda s: (s.position, s.order))
-    if not reuse_is_safe(items, body, presets):
-        return _serialized(items, forward, limit, pipelined)
+    unsafe = unsafe_reuse(items, body, presets)
+    if unsafe is not None:
+        flag = _back_flag_of(unsafe, flags, caps, limit)
+        if flag is None or (flag[0], flag[1]) in ordered:
+            return _serialized(items, forward, limit, pipelined, caps)
+        # The set may come before the wait of the previous iteration is known to its unit:
+        # order the producer after the consumer (a flag inside the body), then plan again.
+        producer, consumer = flag
+        return plan_loop_flags(items, list(deps) + [(consumer, producer)], carried, limit,
+                               pipelined, caps=caps, ordered=ordered | {(producer, consumer)})
     return LoopFlagPlan(body, presets, drains, peaks)
+
+
+def _back_flag_of(key, flags, caps, limit) -> tuple[int, int] | None:
+    """The back-edge flag ``(producer, consumer)`` that uses ``key = (src, dst, event)``."""
+    src, dst, event = key
+    found = flags.get((src, dst), [])
+    index = caps.get((src, dst), limit) - 1 - event
+    return found[index] if 0 <= index < len(found) else None
 
 
 def _widen(found: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -172,8 +204,8 @@ def _back_edges(items, back, pipelined):
     return flags, list(unique.values())
 
 
-def _serialized(items, forward, limit, pipelined) -> LoopFlagPlan:
-    plan = plan_flags(items, forward, limit, pipelined)
+def _serialized(items, forward, limit, pipelined, caps=None) -> LoopFlagPlan:
+    plan = plan_flags(items, forward, limit, pipelined, reserved=caps)
     body = plan.ops + [SyncOp(len(items), BARRIER_ALL, order=99)]
     return LoopFlagPlan(body, [], [], plan.peak_events, serialized=True)
 
@@ -181,6 +213,13 @@ def _serialized(items, forward, limit, pipelined) -> LoopFlagPlan:
 def reuse_is_safe(items: list[Item], body: list[SyncOp], presets: list[SyncOp]) -> bool:
     """Replay two iterations with static clocks: is every re-set of an id preceded
     (in happens-before) by the wait that consumed its previous set?"""
+    return unsafe_reuse(items, body, presets) is None
+
+
+def unsafe_reuse(items: list[Item], body: list[SyncOp], presets: list[SyncOp]
+                 ) -> tuple[str, str, int] | None:
+    """The first ``(src, dst, event)`` re-set before its previous wait happens-before the
+    set, over two replayed iterations; None if there is none."""
     clocks = StaticClocks()
     sets: dict[tuple, list[dict[str, int]]] = defaultdict(list)
     last_wait: dict[tuple, tuple[str, int]] = {}
@@ -200,7 +239,7 @@ def reuse_is_safe(items: list[Item], body: list[SyncOp], presets: list[SyncOp]) 
         elif event.kind == SET:
             key = (event.src, event.dst, event.event)
             if key in last_wait and not clocks.knows(event.src, *last_wait[key]):
-                return False
+                return key
             sets[key].append(clocks.tick(event.src))
         elif event.kind == WAIT:
             key = (event.src, event.dst, event.event)
@@ -209,4 +248,4 @@ def reuse_is_safe(items: list[Item], body: list[SyncOp], presets: list[SyncOp]) 
             last_wait[key] = (event.dst, clocks.tick(event.dst)[event.dst])
         elif event.kind == BARRIER_ALL:
             clocks.barrier_all()
-    return True
+    return None

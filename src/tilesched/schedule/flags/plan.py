@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from tilesched.schedule.flags.clocks import StaticClocks
 from tilesched.schedule.flags.ops import BARRIER_ALL, PIPE_BARRIER, SET, WAIT, Item, SyncOp
-from tilesched.schedule.flags.pool import EventPool, Pair
+from tilesched.schedule.flags.pool import EventPool, OutOfIds, Pair
 
 FLAG = "flag"
 
@@ -150,6 +150,8 @@ class _Allocation:
             # Before this set but after the sets already placed at this position (lower orders).
             self.drain(pair, position, 10 + order - 0.5)
             event = self.pool.free_id(pair, self.clocks.known(*pair))
+            if event is None:
+                raise OutOfIds(pair)
         self.pool.take(pair, event)
         self.peak[pair] = max(self.peak[pair], self.pool.pending(pair))
         snapshot = self.clocks.tick(pair[0])

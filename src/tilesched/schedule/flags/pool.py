@@ -16,6 +16,14 @@ from bisect import bisect_right, insort
 Pair = tuple[str, str]
 
 
+class OutOfIds(Exception):
+    """A pair has no event id at all left for a plan (the others belong to nested regions)."""
+
+    def __init__(self, pair: Pair) -> None:
+        super().__init__(f"no event id of {pair[0]} -> {pair[1]} is left")
+        self.pair = pair
+
+
 class EventPool:
     """Event ids of each directed pair: pending (set, wait not placed yet) or consumed by a
     wait; ``reserved[pair] = r`` keeps the ids ``r .. limit - 1`` of a pair for a loop's
