@@ -127,23 +127,18 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
     body.sort(key=lambda s: (s.position, s.order))
     unsafe = unsafe_reuse(items, body, presets)
     if unsafe is not None:
-        flag = _back_flag_of(unsafe, flags, caps, limit)
-        if flag is None or (flag[0], flag[1]) in ordered:
+        # An id may be re-set before its previous wait is known to the setting unit: order
+        # the set's producer after the wait's consumer (a flag, unless implied) and plan again.
+        consumer, producer, distance = unsafe
+        if unsafe in ordered or producer < 0 or len(ordered) >= 2 * limit:
             return _serialized(items, forward, limit, pipelined, caps)
-        # The set may come before the wait of the previous iteration is known to its unit:
-        # order the producer after the consumer (a flag inside the body), then plan again.
-        producer, consumer = flag
-        return plan_loop_flags(items, list(deps) + [(consumer, producer)], carried, limit,
-                               pipelined, caps=caps, ordered=ordered | {(producer, consumer)})
+        if distance == 0:
+            deps, more = list(deps) + [(consumer, producer)], list(carried)
+        else:
+            deps, more = deps, list(carried) + [(consumer, producer, 1)]
+        return plan_loop_flags(items, deps, more, limit, pipelined, caps=caps,
+                               ordered=ordered | {unsafe})
     return LoopFlagPlan(body, presets, drains, peaks)
-
-
-def _back_flag_of(key, flags, caps, limit) -> tuple[int, int] | None:
-    """The back-edge flag ``(producer, consumer)`` that uses ``key = (src, dst, event)``."""
-    src, dst, event = key
-    found = flags.get((src, dst), [])
-    index = caps.get((src, dst), limit) - 1 - event
-    return found[index] if 0 <= index < len(found) else None
 
 
 def _widen(found: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -217,35 +212,40 @@ def reuse_is_safe(items: list[Item], body: list[SyncOp], presets: list[SyncOp]) 
 
 
 def unsafe_reuse(items: list[Item], body: list[SyncOp], presets: list[SyncOp]
-                 ) -> tuple[str, str, int] | None:
-    """The first ``(src, dst, event)`` re-set before its previous wait happens-before the
-    set, over two replayed iterations; None if there is none."""
+                 ) -> tuple[int, int, int] | None:
+    """The first set re-set before its previous wait happens-before it, over two replayed
+    iterations: ``(consumer, producer, distance)``, the item before whose wait the previous
+    wait of the id comes and the item the set follows (``distance`` 1: the wait was in the
+    previous iteration); None if there is none."""
     clocks = StaticClocks()
     sets: dict[tuple, list[dict[str, int]]] = defaultdict(list)
-    last_wait: dict[tuple, tuple[str, int]] = {}
+    last_wait: dict[tuple, tuple[str, int, int, int]] = {}
     by_position: dict[int, list[SyncOp]] = defaultdict(list)
     for sync in body:
         by_position[sync.position].append(sync)
-    events = list(presets)
-    for _ in range(2):
+    events: list[tuple[int, SyncOp | Item]] = [(-1, s) for s in presets]
+    for iteration in range(2):
         for position in range(len(items) + 1):
-            events.extend(sorted(by_position.get(position, []), key=lambda s: s.order))
+            events.extend((iteration, s) for s in sorted(by_position.get(position, []),
+                                                        key=lambda s: s.order))
             if position < len(items):
-                events.append(items[position])
-    for event in events:
+                events.append((iteration, items[position]))
+    for iteration, event in events:
         if isinstance(event, Item):
             if event.unit is not None:
                 clocks.tick(event.unit, event.inline)
         elif event.kind == SET:
             key = (event.src, event.dst, event.event)
-            if key in last_wait and not clocks.knows(event.src, *last_wait[key]):
-                return key
+            if key in last_wait and not clocks.knows(event.src, *last_wait[key][:2]):
+                _, _, wait_item, wait_iteration = last_wait[key]
+                return wait_item, event.position - 1, iteration - wait_iteration
             sets[key].append(clocks.tick(event.src))
         elif event.kind == WAIT:
             key = (event.src, event.dst, event.event)
             if sets[key]:
                 clocks.receive(event.dst, sets[key].pop(0))
-            last_wait[key] = (event.dst, clocks.tick(event.dst)[event.dst])
+            last_wait[key] = (event.dst, clocks.tick(event.dst)[event.dst], event.position,
+                              iteration)
         elif event.kind == BARRIER_ALL:
             clocks.barrier_all()
     return None
