@@ -20,9 +20,9 @@ from tilesched.examples import EXAMPLES, example_path
 LIT = pathlib.Path(__file__).resolve().parents[1] / "lit" / "emit_cpp"
 
 
-def _check(prepared, tmp_path):
+def _check(prepared, tmp_path, optimize="-O0"):
     headers, _ = require()
-    _, results = run_cases(prepared, tmp_path, headers)
+    _, results = run_cases(prepared, tmp_path, headers, optimize)
     table = []
     for item, (outputs, _) in zip(prepared, results, strict=True):
         for o in outputs:
@@ -33,13 +33,34 @@ def _check(prepared, tmp_path):
     return table
 
 
+SMALL = sorted(e.name for e in EXAMPLES
+               if e.target.startswith("ascend") and e.name not in cpp_cases.LARGE)
+
+
 def test_every_ascend_example_compiles_runs_and_equals_numpy_semantics(tmp_path):
     require()
-    prepared = cpp_cases.example_cases()
-    names = {e.name for e in EXAMPLES if e.target.startswith("ascend")}
-    assert len(prepared) == 3 * len(names) >= 15
+    prepared = cpp_cases.example_cases(SMALL)
+    assert len(prepared) >= 3 * len(SMALL) >= 15
     table = _check(prepared, tmp_path)
-    assert {row[0].split(" [")[0] for row in table} == names
+    assert {row[0].split(" [")[0] for row in table} == set(SMALL)
+
+
+def test_double_buffered_gemms_compile_run_and_equal_numpy_semantics(tmp_path):
+    """The expert-sync GEMMs (hand ping/pong flags, and the same without sync after insert-sync):
+    TEXTRACT of L0 pieces from L1 panels, slots at computed offsets. Their L1 slots do not fit
+    ascend-a2 twice over, so modulo-schedule,software-pipeline refuses them (or, with hand sync
+    ops in the loop, cannot move them): exit 2 at the pass, nothing to run."""
+    require()
+    large = [name for name in cpp_cases.LARGE if name in {e.name for e in EXAMPLES}]
+    if not large:
+        pytest.skip("the double-buffered GEMM examples are not on this branch")
+    refused: list[tuple[str, str, str]] = []
+    prepared = cpp_cases.example_cases(large, refused=refused)
+    assert {(name, pipeline) for name, pipeline, _ in refused} == \
+        {(name, cpp_cases.PIPELINES[2]) for name in large}
+    assert any("TEXTRACT" in p.case.emitted.text() for p in prepared)
+    table = _check(prepared, tmp_path, "-O1")
+    assert {row[0].split(" [")[0] for row in table} == set(large)
 
 
 def test_fusion_kernels_compile_run_and_equal_numpy_semantics(tmp_path):

@@ -136,10 +136,10 @@ def compare(prepared: Prepared, outputs: list[np.ndarray]) -> list[Output]:
     return found
 
 
-def run_cases(prepared: list[Prepared], folder: pathlib.Path, headers: pathlib.Path
-              ) -> tuple[float, list[tuple[list[Output], float]]]:
+def run_cases(prepared: list[Prepared], folder: pathlib.Path, headers: pathlib.Path,
+              optimize: str = "-O0") -> tuple[float, list[tuple[list[Output], float]]]:
     """Compile all cases in one program, run each; (compile seconds, [(outputs, run seconds)])."""
-    binary = harness.build([p.case for p in prepared], folder, headers)
+    binary = harness.build([p.case for p in prepared], folder, headers, optimize=optimize)
     results = []
     for k, item in enumerate(prepared):
         outputs, seconds = harness.run(binary, k, item.case, folder / f"case{k}")

@@ -255,6 +255,7 @@ class _Chip:
     pitch: int
     element: str
     tile: str | None = None  # the C++ Tile variable once declared
+    window: tuple[str, str, str] | None = None  # a window of an L1 tile: (tile, row, col)
 
 
 class _Function:
@@ -498,11 +499,21 @@ class _Function:
         if source in self.chip:
             parent = self.chip[source]
             size = ELEMENT_BYTES[parent.element]
+            if parent.window is not None and not isinstance(op, T.ViewOp):
+                raise self.cannot(op, "a slot of a window of an L1 buffer has no tile spelling")
             if isinstance(op, T.ViewOp):
                 offsets = [self.name(o, op) for o in op.offsets]
                 if len(offsets) != 2 or len(memref_shape(source.type)) != 2:
                     raise self.cannot(op, "only views of 2-D on-chip buffers have a tile spelling")
                 rows, cols = shape
+                if parent.space == "L1":  # a window of NZ fractals: TEXTRACT's source position
+                    base, r0, c0 = parent.window or (parent.tile, "0", "0")
+                    chip = _Chip(parent.root, parent.space, parent.offset, (rows, cols), cols,
+                                 parent.element, None, (base, _sum([r0, offsets[0]]),
+                                                        _sum([c0, offsets[1]])))
+                    self.chip[result] = chip
+                    self.bind(result, result.name_hint or "window")
+                    return []
                 terms = [self.term(offsets[0], parent.pitch * size), self.term(offsets[1], size)]
                 chip = _Chip(parent.root, parent.space, _sum([parent.offset, *terms]),
                              (rows, cols), parent.pitch, parent.element)
@@ -534,7 +545,12 @@ class _Function:
         if value in self.gm:
             return self.gm[value].name
         if value in self.chip:
-            return self.chip[value].tile or self.name(value, op)
+            chip = self.chip[value]
+            if chip.window is not None:
+                raise self.cannot(op, "a window of an L1 buffer is printed only as the source of "
+                                      "a copy to L0A / L0B (TEXTRACT); other uses have no "
+                                      "spelling (NZ fractal layout)")
+            return chip.tile or self.name(value, op)
         raise self.cannot(op, "an operand is neither a global buffer nor an on-chip tile")
 
     def intrinsic(self, op: T.TileOp) -> list[str]:
@@ -552,6 +568,11 @@ class _Function:
                 callee = "TMOV"
             else:
                 raise self.cannot(op, "a global-to-global copy has no tile intrinsic")
+            window = self.chip[reads[0]].window if reads[0] in self.chip else None
+            if window is not None and memory_space(dst.type) in ("L0A", "L0B"):
+                base, r0, c0 = window  # the cube operand at (r0, c0) of an L1 tile
+                return [self.fused(op, read_flags) + f"pto::TEXTRACT({self.operand(dst, op)}, "
+                        f"{base}, static_cast<uint16_t>({r0}), static_cast<uint16_t>({c0}));"]
             args = [self.operand(dst, op), self.operand(reads[0], op)]
         elif isinstance(op, T.MatmulOp):
             spaces = [memory_space(v.type) for v in (*reads, dst)]

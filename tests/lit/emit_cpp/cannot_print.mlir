@@ -1,6 +1,7 @@
 // IR emit-cpp has no spelling for is bad input: a dynamic shape (PTO-ISA tiles and global tensors
 // here have static shapes), another family's memory. It exits 2 naming the op and its location,
 // and writes no output file.
+// RUN: rm -f %t.cpp
 // RUN: not %tilesched opt %s -p emit-cpp --target ascend-a2 -o %t.cpp 2>&1 | %filecheck %s
 // RUN: not test -e %t.cpp
 // RUN: not %tilesched opt %S/Inputs/dynamic_arg.mlir -p emit-cpp --target ascend-a2 2>&1 | %filecheck %s --check-prefix=ARG

@@ -3,6 +3,7 @@
 // The allocations fit ascend-a2's 192 KiB UB (2 x 64 KiB + 512 B), but TROWSUM needs a scratch
 // tile as large as its source (64 KiB), live while %a and %b are: 197120 bytes. Without %b it
 // fits, and the plan shows where each tile went.
+// RUN: rm -f %t.cpp
 // RUN: not %tilesched opt %s -p emit-cpp --target ascend-a2 -o %t.cpp 2>&1 | %filecheck %s
 // RUN: not test -e %t.cpp
 // RUN: %tilesched opt %S/Inputs/fits.mlir -p emit-cpp --target ascend-a2 | %filecheck %s --check-prefix=FITS

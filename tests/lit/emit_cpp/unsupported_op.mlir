@@ -2,6 +2,7 @@
 // tile.reshape writes a separate buffer, while TRESHAPE only re-labels its source's bytes; a
 // row reduction on a non-UB tile; memref.copy; an on-chip kernel argument (a kernel takes
 // global buffers only).
+// RUN: rm -f %t.cpp
 // RUN: not %tilesched opt %s -p emit-cpp --target ascend-a2 -o %t.cpp 2>&1 | %filecheck %s
 // RUN: not test -e %t.cpp
 // RUN: not %tilesched opt %S/Inputs/memref_copy.mlir -p emit-cpp 2>&1 | %filecheck %s --check-prefix=COPY
