@@ -57,7 +57,7 @@ from tilesched.ir.types import element_bytes, memory_space, memref_shape
 from tilesched.target.model import Target
 
 HEADER = "pto/pto-inst.hpp"
-COMPILE = "clang++-19 -std=c++20 -D__CPU_SIM -I PTO_ISA/include kernel.cpp"
+COMPILE = "clang++-19 -std=c++20 -D__CPU_SIM -I PTO_ISA/include -c kernel.cpp"
 
 TILE_TYPES = {"UB": "Vec", "L1": "Mat", "L0A": "Left", "L0B": "Right", "L0C": "Acc"}
 ELEMENTS = {"f16": "half", "bf16": "bfloat16_t", "f32": "float", "i8": "int8_t",
@@ -92,8 +92,9 @@ _CASTS = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui"
 _CMPI = ["==", "!=", "<", "<=", ">", ">=", "<", "<=", ">", ">="]
 _CMPF = [None, "==", ">", ">=", "<", "<=", "!=", None, None, "==", ">", ">=", "<", "<=", "!=", None]
 
-PRELUDE = """#include <pto/pto-inst.hpp>
-#include <cstdint>
+PRELUDE = """#include <stddef.h>  // the library's headers use size_t and uint8_t before including them
+#include <stdint.h>
+#include <pto/pto-inst.hpp>
 
 // [[pto::last_use(f0, f1, ...)]]: per emitted tile argument, whether the op reads it for the
 // last time (PTOAS's EmitC contract). Compilers that do not know the attribute ignore it.
