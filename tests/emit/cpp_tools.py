@@ -32,11 +32,12 @@ def require() -> tuple[pathlib.Path, str]:
 
 
 def compile_only(text: str, folder: pathlib.Path, extra: list[str] = ()) -> str:
-    """Syntax-check ``text`` as kernel.cpp; returns the compiler's stderr (fails on errors)."""
+    """Syntax-check ``text`` as kernel.cpp with the plain command docs/emit-cpp.md gives (no
+    -include or -Wno flags); returns the compiler's stderr (fails on errors)."""
     headers, compiler = require()
     path = folder / "kernel.cpp"
     path.write_text(text)
-    result = subprocess.run([compiler, *harness.FLAGS, *extra, "-fsyntax-only", "-I", str(headers),
-                             str(path)], capture_output=True, text=True)
+    result = subprocess.run([compiler, "-std=c++20", "-D__CPU_SIM", *extra, "-fsyntax-only",
+                             "-I", str(headers), str(path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-4000:]
     return result.stderr
