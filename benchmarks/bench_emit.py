@@ -90,7 +90,7 @@ def run() -> str:
     lines += ["", f"{kernels} kernels, {sum(r['equal'] for r in rows)} of {len(rows)} "
               f"(kernel, type) rows equal; compiled one by one: {alone:.0f} s in all.", "",
               "Refused by a pass of the pipeline (bad input for it; nothing to run): "
-              + ("; ".join(f"{name} [{pipeline}]: {message.split('error: ', 1)[-1][:110]}"
+              + ("; ".join(f"{name} [{pipeline}]: {message.split('error: ', 1)[-1].splitlines()[0][:220]}"
                            for name, pipeline, message in refused) or "none") + ".", "",
               "Compiled in groups (one program per group, as tests/emit/test_run_cpp.py does: the "
               "headers are parsed once):", "",

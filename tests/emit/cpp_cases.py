@@ -52,7 +52,8 @@ def example_cases(names: list[str] | None = None, seed: int = 0,
             continue
         path = str(example_path(example.name))
         pipelines = PIPELINES
-        if "sync." in example_path(example.name).read_text():
+        if any(line.lstrip().startswith("sync.") for line in
+               example_path(example.name).read_text().splitlines()):
             pipelines = ("", *PIPELINES)
         for pipeline in pipelines:
             try:
