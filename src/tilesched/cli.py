@@ -31,7 +31,7 @@ EXIT_INTERRUPTED = 130
 
 # Subcommand modules, in the order `tilesched --help` lists them.
 COMMANDS = ["demo", "opt", "sim", "report", "equiv", "modulo", "targets", "passes", "tune",
-            "include-dir"]
+            "run-cpp"]
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -65,7 +65,7 @@ def build_parser(load: Collection[str] = COMMANDS) -> argparse.ArgumentParser:
 def _summary(name: str) -> str | None:
     """The ``help=`` string of command ``name``'s ``add_parser`` call, read from its source
     without importing it; None when it is not a plain string (then the module is imported)."""
-    spec = importlib.util.find_spec(f"tilesched.commands.{name}")
+    spec = importlib.util.find_spec(f"tilesched.commands.{name.replace('-', '_')}")
     if spec is None or spec.origin is None:
         return None
     tree = ast.parse(pathlib.Path(spec.origin).read_text())

@@ -73,10 +73,22 @@ def test_cli_verifies_example(example, capsys):
         assert capsys.readouterr().out == print_module(parse_file(str(path)))
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_examples_are_unsynchronized(name):
-    names = {op.name for op in build_example(name).walk()}
-    assert not {n for n in names if n.startswith("sync.")}
+@pytest.mark.parametrize("example", EXAMPLES, ids=NAMES)
+def test_examples_are_unsynchronized_unless_hand_synced(example):
+    names = {op.name for op in build_example(example.name).walk()}
+    assert bool({n for n in names if n.startswith("sync.")}) == example.hand_synced
+
+
+def test_hand_synced_gemm_has_a_sync_free_twin():
+    def without_sync(module):
+        for op in list(module.walk()):
+            if op.name.startswith("sync."):
+                op.detach()
+                op.erase()
+        return print_module(module).replace("ascend_gemm_db_free", "ascend_gemm_db")
+
+    assert without_sync(build_example("ascend_gemm_db")) == without_sync(
+        build_example("ascend_gemm_db_free"))
 
 
 def test_examples_have_loops_of_four_to_eight_iterations():

@@ -189,6 +189,13 @@ def loop_carried_dependences(loop: scf.ForOp) -> list[Dependence]:
     return sorted(found.values(), key=lambda d: (d.distance, d.src, d.dst, d.kind))
 
 
+def carried_conflict(first: Operation, second: Operation, loop: scf.ForOp) -> bool:
+    """Can ``first`` at an iteration of ``loop`` conflict with ``second`` at a later one? The
+    ops may be nested deeper in the body: values defined inside the body are then unknown."""
+    found = _carried_pair(0, effects_of(first), 1, effects_of(second), loop, distance_limit(loop))
+    return next(iter(found), None) is not None
+
+
 def _carried_pair(i: int, first: Effects, j: int, second: Effects, loop: scf.ForOp, limit: int):
     if first.unknown or second.unknown:
         if limit >= 1 and (first.accesses or first.unknown) and (second.accesses or second.unknown):

@@ -1,14 +1,3 @@
-"""C++ output: ``emit-cpp`` (:mod:`.cpp`) and the header it includes (``include/``).
-
-:func:`include_dir` is the folder ``tilesched include-dir`` prints: pass it to the compiler with
-``-I`` so printed kernels find ``tilesched/pto_tile.hpp``.
-"""
-
-from __future__ import annotations
-
-import pathlib
-
-
-def include_dir() -> pathlib.Path:
-    """The folder holding ``tilesched/pto_tile.hpp`` (installed with the package)."""
-    return pathlib.Path(__file__).resolve().parent / "include"
+"""C++ output: ``emit-cpp`` prints PTO-ISA kernels (:mod:`.cpp`, names in :mod:`.names`, the
+on-chip address plan in :mod:`.plan`); :mod:`.harness` compiles and runs them on the library's CPU
+simulator for ``tilesched run-cpp``."""

@@ -33,6 +33,7 @@ class Example:
     name: str
     target: str
     summary: str
+    hand_synced: bool = False  # written with its sync ops (a reference for insert-sync)
 
 
 EXAMPLES: tuple[Example, ...] = (
@@ -42,6 +43,10 @@ EXAMPLES: tuple[Example, ...] = (
     Example("ascend_layernorm", "ascend-a2", "row layernorm on the vector pipe (two fused spans)"),
     Example("ascend_attention_epilogue", "ascend-a2",
             "attention epilogue on V: O / l + bias + residual, cast to f16"),
+    Example("ascend_gemm_db", "ascend-a2",
+            "double-buffered GEMM (M x N x K nest) with hand-written ping/pong flags",
+            hand_synced=True),
+    Example("ascend_gemm_db_free", "ascend-a2", "ascend_gemm_db without its sync ops"),
     Example("cuda_gemm", "cuda-sm80", "GEMM loop with cp.async global->shared loads"),
     Example("cuda_attention", "cuda-sm80", "attention: cp.async Q blocks, Q K^T, softmax, P V"),
     Example("amd_gemm", "amd-gfx950", "double-buffered LDS GEMM loop in three warp-pipeline stages"),

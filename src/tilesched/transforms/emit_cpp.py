@@ -1,8 +1,9 @@
-"""The ``emit-cpp`` pass: print the module as C++17 in PTO-ISA style (``tilesched.emit.cpp``).
+"""The ``emit-cpp`` pass: print the module as PTO-ISA kernels (C++20, ``tilesched.emit.cpp``).
 
 A tool pass: it changes no IR and its text replaces the IR as ``tilesched opt``'s output, so
 ``tilesched opt kernel.mlir -p fuse-tiles,insert-sync,emit-cpp -o kernel.cpp`` writes C++.
-Malformed fusion annotations and IR without a C++ spelling are errors (exit 2, nothing written).
+Malformed fusion annotations, IR without a PTO-ISA spelling and on-chip buffers that do not fit
+are errors (exit 2, nothing written). ``tilesched run-cpp`` compiles and runs the output.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from tilesched.transforms.pass_base import TileContext, TilePass
 
 @dataclass(frozen=True)
 class EmitCppPass(TilePass):
-    """Print C++17 in PTO-ISA style (TLOAD/TADD/..., set_flag/wait_flag, pto::last_use)."""
+    """Print PTO-ISA kernels (GlobalTensor, Tile + TASSIGN, TLOAD/TADD/..., set_flag/wait_flag,
+    [[pto::last_use]])."""
 
     name = "emit-cpp"
     role = "tool"

@@ -13,8 +13,17 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from tilesched.schedule.flags.clocks import StaticClocks
-from tilesched.schedule.flags.ops import BARRIER_ALL, PIPE_BARRIER, SET, WAIT, Item, SyncOp
-from tilesched.schedule.flags.plan import plan_flags
+from tilesched.schedule.flags.ops import (
+    BARRIER_ALL,
+    PIPE_BARRIER,
+    SET,
+    WAIT,
+    Item,
+    SyncOp,
+    count_fallbacks,
+)
+from tilesched.schedule.flags.plan import FLAG, Need, allocate, plan_flags, required_syncs
+from tilesched.schedule.flags.pool import OutOfIds
 
 
 @dataclass
@@ -31,23 +40,119 @@ class LoopFlagPlan:
 
 def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
                     carried: list[tuple[int, int, int]], limit: int,
-                    pipelined: frozenset[str] = frozenset()) -> LoopFlagPlan:
+                    pipelined: frozenset[str] = frozenset(), per_slot: bool = True,
+                    caps: dict[tuple[str, str], int] | None = None,
+                    ordered: frozenset = frozenset()) -> LoopFlagPlan:
     """Flags for a loop body whose iterations follow each other.
 
     ``deps`` are intra-iteration dependences, ``carried`` loop-carried ones
-    ``(producer, consumer, distance)``. A carried dependence whose consumer comes
-    first in the body gets a back-edge flag: set after the last such producer of
-    the unit pair, waited before the first such consumer in the next iteration,
-    pre-set before the loop and drained after it (so zero-trip loops stay
-    balanced). One whose consumer comes after its producer is synchronized as if
-    intra-iteration: stronger, and the only correct choice with one id, since a
-    back-edge flag would be set twice (pre-set, then this iteration's producer)
-    before its first wait. software-pipeline unrolls its kernels by the slot
-    count, which turns such dependences into intra-iteration ones or removes them.
-    Flag reuse across iterations is checked on two unrolled iterations; when some id would be re-set before its
-    previous wait happens-before the set, the plan falls back to a
-    ``barrier_all`` at the end of each iteration.
+    ``(producer, consumer, distance)``. The body is planned as two iterations one after
+    the other (:func:`~.plan.required_syncs` on the doubled body): the second
+    iteration's needs are the plan. A need whose producer lies in the first iteration is
+    a *back-edge flag*: set after that producer, waited before its consumer in the next
+    iteration, pre-set before the loop and drained after it (so zero-trip and short loops
+    stay balanced). Each consumer waits for the latest producer per unit it does not
+    already know, so a carried dependence through slot ``s`` of a multi-buffered buffer
+    gets its own flag, set after the last access of that slot and waited before the
+    next one (per slot), and back-edge flags implied by other flags get nothing.
+
+    A carried dependence whose consumer comes after its producer in the body is
+    synchronized as if intra-iteration: stronger, and the only correct choice with a
+    constant id (a flag set in every iteration and waited one iteration later would be
+    set twice before its first wait). Back-edge flags take ids from the top of the pair's
+    range, the intra-iteration flags the rest; when that leaves the intra-iteration flags
+    short of ids, back-edge flags of the pair are widened (two become one: the later set,
+    the earlier wait) before anything else. Flag reuse across iterations is checked on two
+    unrolled iterations; when some id would be re-set before its previous wait
+    happens-before the set, the plan falls back to a ``barrier_all`` at the end of each
+    iteration. ``per_slot=False`` is the previous plan (one back-edge flag per pair, kept
+    for comparison). ``caps[pair]`` limits the pair to ids below it (the rest belong to
+    nested regions); a pair left without an id raises :class:`~.pool.OutOfIds`. When the
+    replay finds a back-edge flag that may be re-set before its previous wait, its producer
+    is ordered after its consumer in the body (``ordered`` lists those done) and the body
+    is planned again; only then does the plan fall back to serializing.
     """
+    caps = dict(caps or {})
+    if not per_slot:
+        return _one_flag_per_pair(items, deps, carried, limit, pipelined)
+    n = len(items)
+    back = [(p, c) for p, c, _ in carried if p >= c]
+    forward = list(deps) + [(p, c) for p, c, _ in carried if p < c]
+    doubled = items + items
+    edges = forward + [(p + n, c + n) for p, c in forward] + [(p, c + n) for p, c in back]
+    intra, back_flags, back_syncs = [], defaultdict(list), []
+    for need in required_syncs(doubled, edges, pipelined):
+        if need.consumer < n:
+            continue  # the first iteration only provides what the second one knows
+        if need.producer >= n:
+            intra.append(Need(need.kind, need.producer - n, need.consumer - n))
+        elif need.kind == FLAG:
+            pair = (items[need.producer].unit, items[need.consumer - n].unit)
+            back_flags[pair].append((need.producer, need.consumer - n))
+        elif need.kind == BARRIER_ALL:
+            back_syncs.append(SyncOp(need.consumer - n, BARRIER_ALL, order=50))
+        else:
+            unit = items[need.producer].unit
+            back_syncs.append(SyncOp(need.consumer - n, PIPE_BARRIER, unit, unit, order=60))
+    if back_flags and limit < 2:
+        return _serialized(items, forward, limit, pipelined, caps)
+    flags = {pair: sorted(set(found)) for pair, found in back_flags.items()}
+    intra_pairs = {(items[n.producer].unit, items[n.consumer].unit) for n in intra if n.kind == FLAG}
+    for pair, found in flags.items():
+        room = caps.get(pair, limit) - (pair in intra_pairs)
+        if room < 1:
+            raise OutOfIds(pair)
+        while len(found) > room:
+            found[:] = _widen(found)
+    while True:
+        reserved = dict(caps)
+        reserved.update({pair: caps.get(pair, limit) - len(found) for pair, found in flags.items()})
+        plan = allocate(items, intra, limit, reserved)
+        if not count_fallbacks(plan.ops) or not any(len(f) > 1 for f in flags.values()):
+            break
+        widest = max(flags, key=lambda pair: len(flags[pair]))
+        flags[widest] = _widen(flags[widest])
+    body = plan.ops + back_syncs
+    presets, drains = [], []
+    peaks = dict(plan.peak_events)
+    for pair, found in flags.items():
+        for index, (producer, consumer) in enumerate(found):
+            event = caps.get(pair, limit) - 1 - index
+            body.append(SyncOp(producer + 1, SET, pair[0], pair[1], event, order=30 + index / 64))
+            body.append(SyncOp(consumer, WAIT, pair[0], pair[1], event, order=20 + index / 64))
+            presets.append(SyncOp(0, SET, pair[0], pair[1], event))
+            drains.append(SyncOp(0, WAIT, pair[0], pair[1], event))
+        key = f"{pair[0]}->{pair[1]}"
+        peaks[key] = peaks.get(key, 0) + len(found)
+    body.sort(key=lambda s: (s.position, s.order))
+    unsafe = unsafe_reuse(items, body, presets)
+    if unsafe is not None:
+        # An id may be re-set before its previous wait is known to the setting unit: order
+        # the set's producer after the wait's consumer (a flag, unless implied) and plan again.
+        consumer, producer, distance = unsafe
+        if unsafe in ordered or producer < 0 or len(ordered) >= 2 * limit:
+            return _serialized(items, forward, limit, pipelined, caps)
+        if distance == 0:
+            deps, more = list(deps) + [(consumer, producer)], list(carried)
+        else:
+            deps, more = deps, list(carried) + [(consumer, producer, 1)]
+        return plan_loop_flags(items, deps, more, limit, pipelined, caps=caps,
+                               ordered=ordered | {unsafe})
+    return LoopFlagPlan(body, presets, drains, peaks)
+
+
+def _widen(found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """One flag fewer: the two back-edge flags whose waits are closest become one (the
+    later producer's set, the earlier consumer's wait: it orders both dependences)."""
+    by_wait = sorted(found, key=lambda f: (f[1], f[0]))
+    gaps = [by_wait[k + 1][1] - by_wait[k][1] for k in range(len(by_wait) - 1)]
+    k = gaps.index(min(gaps))
+    merged = (max(by_wait[k][0], by_wait[k + 1][0]), by_wait[k][1])
+    return sorted(by_wait[:k] + [merged] + by_wait[k + 2:])
+
+
+def _one_flag_per_pair(items, deps, carried, limit, pipelined) -> LoopFlagPlan:
+    """The previous plan: one back-edge flag per unit pair (latest producer, first consumer)."""
     back = [(p, c) for p, c, _ in carried if p >= c]
     forward = list(deps) + [(p, c) for p, c, _ in carried if p < c]
     back_flags, back_syncs = _back_edges(items, back, pipelined)
@@ -94,8 +199,8 @@ def _back_edges(items, back, pipelined):
     return flags, list(unique.values())
 
 
-def _serialized(items, forward, limit, pipelined) -> LoopFlagPlan:
-    plan = plan_flags(items, forward, limit, pipelined)
+def _serialized(items, forward, limit, pipelined, caps=None) -> LoopFlagPlan:
+    plan = plan_flags(items, forward, limit, pipelined, reserved=caps)
     body = plan.ops + [SyncOp(len(items), BARRIER_ALL, order=99)]
     return LoopFlagPlan(body, [], [], plan.peak_events, serialized=True)
 
@@ -103,32 +208,44 @@ def _serialized(items, forward, limit, pipelined) -> LoopFlagPlan:
 def reuse_is_safe(items: list[Item], body: list[SyncOp], presets: list[SyncOp]) -> bool:
     """Replay two iterations with static clocks: is every re-set of an id preceded
     (in happens-before) by the wait that consumed its previous set?"""
+    return unsafe_reuse(items, body, presets) is None
+
+
+def unsafe_reuse(items: list[Item], body: list[SyncOp], presets: list[SyncOp]
+                 ) -> tuple[int, int, int] | None:
+    """The first set re-set before its previous wait happens-before it, over two replayed
+    iterations: ``(consumer, producer, distance)``, the item before whose wait the previous
+    wait of the id comes and the item the set follows (``distance`` 1: the wait was in the
+    previous iteration); None if there is none."""
     clocks = StaticClocks()
     sets: dict[tuple, list[dict[str, int]]] = defaultdict(list)
-    last_wait: dict[tuple, tuple[str, int]] = {}
+    last_wait: dict[tuple, tuple[str, int, int, int]] = {}
     by_position: dict[int, list[SyncOp]] = defaultdict(list)
     for sync in body:
         by_position[sync.position].append(sync)
-    events = list(presets)
-    for _ in range(2):
+    events: list[tuple[int, SyncOp | Item]] = [(-1, s) for s in presets]
+    for iteration in range(2):
         for position in range(len(items) + 1):
-            events.extend(sorted(by_position.get(position, []), key=lambda s: s.order))
+            events.extend((iteration, s) for s in sorted(by_position.get(position, []),
+                                                        key=lambda s: s.order))
             if position < len(items):
-                events.append(items[position])
-    for event in events:
+                events.append((iteration, items[position]))
+    for iteration, event in events:
         if isinstance(event, Item):
             if event.unit is not None:
                 clocks.tick(event.unit, event.inline)
         elif event.kind == SET:
             key = (event.src, event.dst, event.event)
-            if key in last_wait and not clocks.knows(event.src, *last_wait[key]):
-                return False
+            if key in last_wait and not clocks.knows(event.src, *last_wait[key][:2]):
+                _, _, wait_item, wait_iteration = last_wait[key]
+                return wait_item, event.position - 1, iteration - wait_iteration
             sets[key].append(clocks.tick(event.src))
         elif event.kind == WAIT:
             key = (event.src, event.dst, event.event)
             if sets[key]:
                 clocks.receive(event.dst, sets[key].pop(0))
-            last_wait[key] = (event.dst, clocks.tick(event.dst)[event.dst])
+            last_wait[key] = (event.dst, clocks.tick(event.dst)[event.dst], event.position,
+                              iteration)
         elif event.kind == BARRIER_ALL:
             clocks.barrier_all()
-    return True
+    return None

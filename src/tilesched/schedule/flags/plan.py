@@ -6,7 +6,7 @@ pairs, ``pipe_barrier`` and ``barrier_all``, and which event id each flag uses.
 
 Two steps. :func:`required_syncs` decides which dependences need a sync at all (the rest are
 implied by happens-before; a consumer waits once per producer unit, for the latest).
-:func:`_allocate` then places them — a set right after its producer, a wait right before its
+:func:`allocate` then places them — a set right after its producer, a wait right before its
 consumer — and gives each flag an id from the :class:`~.pool.EventPool`. When no id is free,
 the oldest pending flags of the pair are waited for early and a ``barrier_all`` makes every
 id free again: never over the limit, never a failure.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from tilesched.schedule.flags.clocks import StaticClocks
 from tilesched.schedule.flags.ops import BARRIER_ALL, PIPE_BARRIER, SET, WAIT, Item, SyncOp
-from tilesched.schedule.flags.pool import EventPool, Pair
+from tilesched.schedule.flags.pool import EventPool, OutOfIds, Pair
 
 FLAG = "flag"
 
@@ -42,7 +42,7 @@ def plan_flags(items: list[Item], deps: list[tuple[int, int]], limit: int,
     keeps one id of some pairs free (a loop's back-edge flags).
     """
     needs = naive_syncs(items, deps, pipelined) if naive else required_syncs(items, deps, pipelined)
-    return _allocate(items, needs, limit, reserved)
+    return allocate(items, needs, limit, reserved)
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,9 @@ def syncs_for(j: int, item: Item, producer_ids: list[int], items: list[Item],
                 latest[unit] = i
     found = []
     consumer_unit = StaticClocks.ISSUER if item.inline else item.unit
-    for unit, i in sorted(latest.items(), key=lambda kv: kv[1]):
+    # Latest producer first: its flag may bring knowledge of the earlier ones (then they are
+    # implied and get nothing).
+    for unit, i in sorted(latest.items(), key=lambda kv: -kv[1]):
         if items[i].inline:
             continue  # the issuer finished it before issuing j
         if clocks.knows(consumer_unit, unit, seq[i][1]):
@@ -148,6 +150,8 @@ class _Allocation:
             # Before this set but after the sets already placed at this position (lower orders).
             self.drain(pair, position, 10 + order - 0.5)
             event = self.pool.free_id(pair, self.clocks.known(*pair))
+            if event is None:
+                raise OutOfIds(pair)
         self.pool.take(pair, event)
         self.peak[pair] = max(self.peak[pair], self.pool.pending(pair))
         snapshot = self.clocks.tick(pair[0])
@@ -188,7 +192,7 @@ class _Allocation:
         self.pool.reset()
 
 
-def _allocate(items: list[Item], needs: list[Need], limit: int,
+def allocate(items: list[Item], needs: list[Need], limit: int,
               reserved: dict[Pair, int] | None = None) -> FlagPlan:
     """Place the needs in program order and give every flag an event id."""
     sets_after: dict[int, list[Need]] = defaultdict(list)

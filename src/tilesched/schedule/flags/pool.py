@@ -16,9 +16,18 @@ from bisect import bisect_right, insort
 Pair = tuple[str, str]
 
 
+class OutOfIds(Exception):
+    """A pair has no event id at all left for a plan (the others belong to nested regions)."""
+
+    def __init__(self, pair: Pair) -> None:
+        super().__init__(f"no event id of {pair[0]} -> {pair[1]} is left")
+        self.pair = pair
+
+
 class EventPool:
     """Event ids of each directed pair: pending (set, wait not placed yet) or consumed by a
-    wait; ``reserved`` keeps one id of a pair for a loop's back-edge flag."""
+    wait; ``reserved[pair] = r`` keeps the ids ``r .. limit - 1`` of a pair for a loop's
+    back-edge flags (one per carried slot, numbered down from the top)."""
 
     def __init__(self, limit: int, reserved: dict[Pair, int] | None = None) -> None:
         self.limit = limit
@@ -31,10 +40,7 @@ class EventPool:
         destination it has seen); with ``virtual``, ids past the limit (handed out by relaxed
         schedulers when every real id is held) are reused the same way."""
         uses = self._uses.get(pair, {})
-        reserved = self.reserved.get(pair)
-        for event in range(self.limit):
-            if event == reserved:
-                continue
+        for event in range(min(self.limit, self.reserved.get(pair, self.limit))):
             if event not in uses:
                 return event
             count = uses[event]

@@ -56,7 +56,7 @@ class FlagTracker:
     def _fresh_segment(self) -> None:
         self._epoch += 1
         self._need_clocks = StaticClocks()   # _required_syncs's clocks: items and flags only
-        self._clocks = StaticClocks()        # _allocate's clocks: items and waits
+        self._clocks = StaticClocks()        # allocate's clocks: items and waits
         self._seq: dict[int, tuple[str, int]] = {}
         self._after: dict[int, dict[str, int]] = {}
         self._snap: dict[int, dict[str, int]] = {}
@@ -245,14 +245,17 @@ class FlagTracker:
                     latest[unit] = i
         consumer = StaticClocks.ISSUER if item.inline else item.unit
         known = self._view("need", consumer)
-        flags = []
-        for unit, i in latest.items():
+        flags: list[int] = []
+        for unit, i in sorted(latest.items(), key=lambda kv: -kv[1]):  # as syncs_for
             if self.items[i].inline or known.get(unit, 0) >= seq[i][1]:
                 continue
             if item.inline:
                 return None
             if unit != item.unit:
                 flags.append(i)
+            if unit != item.unit or unit in self.pipelined:  # the wait brings what i knew
+                known = {**known}  # the cached view stays as it is
+                StaticClocks.join(known, self._after[i])
         return sorted(flags)
 
     def overflows(self, item: Item, producers: list[int], flags: list[int] | None = None) -> bool:

@@ -33,6 +33,8 @@ class InsertSyncPass(TilePass):
     name = "insert-sync"
     role = "required"
     naive: bool = option(False, "baseline for benchmarks: a flag per dependence, serialized loops")
+    legacy: bool = option(False, "the previous flag plan, for comparisons: one back-edge flag per "
+                                 "unit pair, barrier_all around nested multi-unit regions")
 
     def run(self, module: ModuleOp, env: TileContext) -> None:
         with paused_gc():
@@ -45,7 +47,7 @@ class InsertSyncPass(TilePass):
             if family == "flags":
                 from tilesched.transforms.insert_sync.flags import FlagSync
 
-                sync = FlagSync(env.target, naive=self.naive)
+                sync = FlagSync(env.target, naive=self.naive, legacy=self.legacy)
                 sync.run_block(block)
                 for loop in sync.serialized_loops:
                     env.warn("event ids would be re-set before their previous wait completes; "

@@ -13,9 +13,14 @@ from __future__ import annotations
 from collections import defaultdict
 
 from xdsl.dialects import scf
+from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Block, Operation
 
-from tilesched.analysis.dependence import loop_carried_dependences
+from tilesched.analysis.dependence import (
+    block_dependences,
+    carried_conflict,
+    loop_carried_dependences,
+)
 from tilesched.analysis.fusion_annotations import span_units, unit_pairs
 from tilesched.analysis.reduced_deps import reduced_edges
 from tilesched.analysis.units import PerSignature, contains_unit_work, region_unit, unit_kind
@@ -32,7 +37,9 @@ from tilesched.schedule.flags import (
     plan_flags,
     plan_loop_flags,
 )
+from tilesched.schedule.flags.pool import OutOfIds
 from tilesched.target.model import Target
+from tilesched.transforms.insert_sync.nested import expand, region_footprints
 
 _REPLANNED = (S.SetFlagOp, S.WaitFlagOp, S.PipeBarrierOp)
 
@@ -40,48 +47,223 @@ _REPLANNED = (S.SetFlagOp, S.WaitFlagOp, S.PipeBarrierOp)
 class FlagSync:
     """Synchronizes one function for a flag target; records the peak ids per pair."""
 
-    def __init__(self, target: Target, naive: bool = False):
+    def __init__(self, target: Target, naive: bool = False, legacy: bool = False):
         self.target = target
         self.naive = naive  # baseline: one flag per dependence, loops serialized
+        self.legacy = legacy  # the previous plan: one back-edge flag per pair, barriers around regions
         self.limit = target.event_limit or 8
         self.pipelined = frozenset(u.name for u in target.units.values() if u.pipelined)
         self.peak_events: dict[str, int] = defaultdict(int)
         self.serialized_loops: list[scf.ForOp] = []
+        self.barrier_regions: list[tuple[Operation, str]] = []  # kept barrier_all, and why
         self._plain = PerSignature(self._routed)  # ops without regions or a pipe override
 
     def run_block(self, block: Block, in_loop: bool = False) -> None:
-        """Synchronize ``block``: nested regions first, then its straight-line segments."""
+        """Synchronize ``block`` (a function body or a branch): nested regions first."""
+        if self.legacy or self.naive:
+            self._legacy_block(block, in_loop)
+        else:
+            self._plan_block(block, None)
+
+    def run_loop(self, loop: scf.ForOp) -> tuple[list[Operation], list[Operation]]:
+        """Synchronize a loop body; returns the ops to put before and after the loop."""
+        if self.legacy or self.naive:
+            return self._legacy_loop(loop)
+        return self._plan_block(loop.body.block, loop)
+
+    # ------------------------------------------------------------ flags across regions
+
+    def _plan_block(self, block: Block, loop: scf.ForOp | None
+                    ) -> tuple[list[Operation], list[Operation]]:
+        """Plan ``block`` with its multi-unit regions as entry / exit items per unit
+        (:mod:`.nested`). Inner loops' back-edge flags are threaded through an enclosing
+        loop (pre-set before it, drained after it), ids of each region are kept apart from
+        the block's own. Returns the presets and drains to put around ``loop``."""
+        _strip_replanned(block)
+        ops = body_ops(block)
+        boundaries = [op for op in ops if self._is_boundary(op)]
+        if not boundaries:
+            if loop is None:
+                self.run_segment(ops)
+                return [], []
+            return self._plan_simple_loop(loop)
+        footprints = {id(op): region_footprints(op, self.target) for op in boundaries}
+        if any(fp is None for fp in footprints.values()):
+            return self._legacy_fallback(block, loop, boundaries, "it contains work on the "
+                                         "issuer or with unknown effects")
+        owned: dict[int, list[Operation]] = {}
+        hoisted: list[tuple[list[Operation], list[Operation]]] = []
+        for region_op in boundaries:
+            if isinstance(region_op, scf.ForOp):
+                presets, drains = self.run_loop(region_op)
+                if loop is not None:  # threaded: the flags stay set between the instances
+                    hoisted.append((presets, drains))
+                else:
+                    insert_before(region_op, presets)
+                    insert_after(region_op, drains)
+                owned[id(region_op)] = presets + drains
+            else:
+                for region in region_op.regions:
+                    for inner in region.blocks:
+                        self._plan_block(inner, None)
+                owned[id(region_op)] = []
+        caps, used_inside = _separate_ids(boundaries, owned, self.limit)
+        try:
+            return self._plan_expanded(block, loop, ops, boundaries, footprints, caps,
+                                       used_inside, hoisted)
+        except OutOfIds as error:
+            for region_op, (presets, drains) in zip(
+                    [r for r in boundaries if isinstance(r, scf.ForOp)], hoisted, strict=False):
+                insert_before(region_op, presets)
+                insert_after(region_op, drains)
+            return self._legacy_fallback(block, loop, boundaries, f"the event ids run out ({error})",
+                                         planned=True)
+
+    def _plan_expanded(self, block, loop, ops, boundaries, footprints, caps, used_inside,
+                       hoisted) -> tuple[list[Operation], list[Operation]]:
+        groups = self._units(ops)
+        boundary_ids = {id(op) for op in boundaries}
+        group_of = {i: g for g, members in enumerate(groups) for i in members}
+        regions = {g: footprints[id(ops[m[0]])] for g, m in enumerate(groups)
+                   if id(ops[m[0]]) in boundary_ids}
+        expanded = expand(groups, ops, regions, self._item, block.last_op)
+        deps = sorted({pair for d in block_dependences(ops)
+                       if group_of[d.src] != group_of[d.dst]
+                       for pair in expanded.map(group_of[d.src], group_of[d.dst])})
+        if loop is None:
+            plan = plan_flags(expanded.items, deps, self.limit, self.pipelined, reserved=caps)
+            self._record_peaks(plan.peak_events)
+            _apply_anchored(expanded.anchor, block.last_op, plan.ops)
+            return [], []
+        all_ops = list(block.ops)
+        index_of = {id(op): i for i, op in enumerate(ops)}
+        carried = set()
+        uncovered: dict[int, set | None] = {}
+        for d in loop_carried_dependences(loop):
+            src, dst = id(all_ops[d.src]), id(all_ops[d.dst])
+            if src not in index_of or dst not in index_of:
+                continue
+            g, h = group_of[index_of[src]], group_of[index_of[dst]]
+            for p, c in expanded.map(g, h):
+                if g == h and g in expanded.entry:  # a region's next instance
+                    if g not in uncovered:
+                        uncovered[g] = self._uncovered_pairs(ops[groups[g][0]], loop)
+                    pair = (expanded.items[p].unit, expanded.items[c].unit)
+                    if uncovered[g] is not None and pair not in uncovered[g]:
+                        continue
+                carried.add((p, c, d.distance))
+        for g in expanded.entry:  # a region's ids are re-set by its next instance
+            for src, dst in used_inside[id(ops[groups[g][0]])]:
+                if dst in expanded.exit.get(g, {}) and src in expanded.entry.get(g, {}):
+                    carried.add((expanded.exit[g][dst], expanded.entry[g][src], 1))
+        plan = plan_loop_flags(expanded.items, deps, sorted(carried), self.limit, self.pipelined,
+                               caps=caps)
+        if plan.serialized:
+            self.serialized_loops.append(loop)
+        self._record_peaks(plan.peak_events)
+        _apply_anchored(expanded.anchor, block.last_op, plan.body)
+        presets = [op for pre, _ in hoisted for op in pre] + [_make(s) for s in plan.presets]
+        drains = [_make(s) for s in plan.drains] + [op for _, dr in hoisted for op in dr]
+        return presets, drains
+
+    def _uncovered_pairs(self, region_op: Operation, loop: scf.ForOp) -> set | None:
+        """Unit pairs ``(u, v)`` of an inner loop whose ops may conflict with its next
+        instance (in ``loop``'s next iteration) without that being ordered by its own flags;
+        None when not known (not a loop, or multi-unit regions inside it).
+
+        Its back-edge flags are threaded through ``loop``, so its next instance starts as
+        its next iteration would: a dependence of the inner loop (intra-iteration forward,
+        or carried at any distance) from ``x`` to ``y`` orders ``y`` after every earlier
+        ``x`` of the unit. What is left are pairs that conflict only across ``loop``."""
+        if not isinstance(region_op, scf.ForOp):
+            return None
+        block = region_op.body.block
+        inner = body_ops(block)
+        if any(self._is_boundary(op) for op in inner):
+            return None
+        all_inner = list(block.ops)
+        covered = {(id(inner[d.src]), id(inner[d.dst])) for d in block_dependences(inner)}
+        covered |= {(id(all_inner[d.src]), id(all_inner[d.dst]))
+                    for d in loop_carried_dependences(region_op)}
+        queued = [(op, self._item(op)) for op in inner if self._queued(op)]
+        found = set()
+        for x, ix in queued:
+            for y, iy in queued:
+                pair = (ix.unit, iy.unit)
+                if ix.unit == iy.unit or pair in found or (id(x), id(y)) in covered:
+                    continue
+                if ix.inline or iy.inline or carried_conflict(x, y, loop):
+                    found.add(pair)
+        return found
+
+    def _legacy_fallback(self, block, loop, boundaries, reason: str, planned: bool = False
+                         ) -> tuple[list[Operation], list[Operation]]:
+        """``barrier_all`` around the regions (no flag plan fits), with a warning."""
+        for region_op in boundaries:
+            self.barrier_regions.append((region_op, reason))
+        ops = body_ops(block)
+        for region_op in boundaries:
+            if not planned:
+                if isinstance(region_op, scf.ForOp):
+                    presets, drains = self.run_loop(region_op)
+                    insert_before(region_op, presets)
+                    insert_after(region_op, drains)
+                else:
+                    for region in region_op.regions:
+                        for inner in region.blocks:
+                            self._plan_block(inner, None)
+            index = ops.index(region_op)
+            before = loop is not None or any(self._queued(o) for o in ops[:index])
+            after = loop is not None or any(self._queued(o) for o in ops[index + 1:])
+            if before:
+                insert_before(_first_owned(region_op), [make_barrier_all()])
+            if after:
+                insert_after(_last_owned(region_op), [make_barrier_all()])
+        for segment in split_at(body_ops(block), lambda op: op in boundaries or isinstance(
+                op, _REPLANNED + (S.BarrierAllOp,))):
+            self.run_segment(segment)
+        if loop is not None and contains_unit_work(loop, self.target):
+            insert_before(block.last_op, [make_barrier_all()])
+        return [], []
+
+    # ------------------------------------------------------------ the previous plan
+
+    def _legacy_block(self, block: Block, in_loop: bool = False) -> None:
         _strip_replanned(block)
         ops = body_ops(block)
         region_ops = [op for op in ops if self._is_boundary(op)]
         for region_op in region_ops:
-            self.run_region(region_op, ops, in_loop)
+            self._legacy_region(region_op, ops, in_loop)
         for segment in split_at(ops, lambda op: op in region_ops):
             self.run_segment(segment)
 
-    def run_region(self, op: Operation, block_ops: list[Operation], in_loop: bool) -> None:
+    def _legacy_region(self, op: Operation, block_ops: list[Operation], in_loop: bool) -> None:
         presets, drains = [], []
         if isinstance(op, scf.ForOp):
-            presets, drains = self.run_loop(op)
+            presets, drains = self._legacy_loop(op)
         else:
             for region in op.regions:
                 for block in region.blocks:
-                    self.run_block(block)
+                    self._legacy_block(block)
         index = block_ops.index(op)
         before = in_loop or any(self._queued(o) for o in block_ops[:index])
         after = in_loop or any(self._queued(o) for o in block_ops[index + 1:])
         insert_before(op, ([make_barrier_all()] if before else []) + presets)
         insert_after(op, drains + ([make_barrier_all()] if after else []))
 
-    def run_loop(self, loop: scf.ForOp) -> tuple[list[Operation], list[Operation]]:
-        """Synchronize a loop body; returns the ops to put before and after the loop."""
+    def _legacy_loop(self, loop: scf.ForOp) -> tuple[list[Operation], list[Operation]]:
         block = loop.body.block
         ops = body_ops(block)
         if any(self._is_boundary(op) for op in ops):
-            self.run_block(block, in_loop=True)
+            self._legacy_block(block, in_loop=True)
             if contains_unit_work(loop, self.target):
                 insert_before(block.last_op, [make_barrier_all()])
             return [], []
+        return self._plan_simple_loop(loop)
+
+    def _plan_simple_loop(self, loop: scf.ForOp) -> tuple[list[Operation], list[Operation]]:
+        """A loop body without multi-unit regions."""
+        block = loop.body.block
         _strip_replanned(block)
         ops = body_ops(block)
         units = self._units(ops)  # a fused span is one unit: nothing is inserted inside it
@@ -100,7 +282,8 @@ class FlagSync:
             _apply(ops, block.last_op, plan.ops + [SyncOp(len(items), BARRIER_ALL, order=99)])
             self._record_peaks(plan.peak_events)
             return [], []
-        plan = plan_loop_flags(items, deps, carried, self.limit, self.pipelined)
+        plan = plan_loop_flags(items, deps, carried, self.limit, self.pipelined,
+                               per_slot=not self.legacy)
         if plan.serialized:
             self.serialized_loops.append(loop)
         self._record_peaks(plan.peak_events)
@@ -150,6 +333,58 @@ class FlagSync:
     def _record_peaks(self, peaks: dict[str, int]) -> None:
         for pair, count in peaks.items():
             self.peak_events[pair] = max(self.peak_events[pair], count)
+
+
+def _separate_ids(boundaries: list[Operation], owned: dict[int, list[Operation]], limit: int):
+    """Give each region's flags ids of their own, from the top of each pair's range down
+    (renumbered in order); returns the caps left for the block's own flags and, per region,
+    the pairs whose ids it uses (its next instance re-sets them)."""
+    caps: dict[tuple[str, str], int] = {}
+    used_inside: dict[int, set[tuple[str, str]]] = {}
+    for region_op in boundaries:
+        flags = [op for op in region_op.walk() if isinstance(op, S.SetFlagOp | S.WaitFlagOp)]
+        threaded = [op for op in owned[id(region_op)] if isinstance(op, S.SetFlagOp | S.WaitFlagOp)]
+        by_pair: dict[tuple[str, str], set[int]] = defaultdict(set)
+        for op in flags + threaded:
+            src, dst, event = op.pair
+            by_pair[(src, dst)].add(event)
+        for pair, ids in by_pair.items():
+            top = caps.get(pair, limit)
+            renumber = {e: top - len(ids) + n for n, e in enumerate(sorted(ids))}
+            caps[pair] = top - len(ids)
+            if caps[pair] < 0:
+                raise OutOfIds(pair)
+            for op in flags + threaded:
+                if (op.src.data, op.dst.data) == pair:
+                    op.properties["event"] = IntegerAttr(renumber[op.event.value.data], i64)
+        used_inside[id(region_op)] = set() if isinstance(region_op, scf.ForOp) else set(by_pair)
+    return caps, used_inside
+
+
+def _first_owned(op: Operation) -> Operation:
+    """The first of the flag ops put right before ``op`` for it (its presets), or ``op``."""
+    first = op
+    while isinstance(first.prev_op, S.SetFlagOp):
+        first = first.prev_op
+    return first
+
+
+def _last_owned(op: Operation) -> Operation:
+    """The last of the drains put right after ``op`` for it, or ``op``."""
+    last = op
+    while isinstance(last.next_op, S.WaitFlagOp):
+        last = last.next_op
+    return last
+
+
+def _apply_anchored(anchors: list[Operation], end: Operation, syncs: list[SyncOp]) -> None:
+    """Insert planned sync ops before ``anchors[position]`` (``end`` past the last)."""
+    grouped: dict[int, list[SyncOp]] = defaultdict(list)
+    for sync in syncs:
+        grouped[sync.position].append(sync)
+    for position in sorted(grouped):
+        anchor = anchors[position] if position < len(anchors) else end
+        insert_before(anchor, [_make(s) for s in sorted(grouped[position], key=lambda s: s.order)])
 
 
 def _mapped(units: list[list[int]], pairs: list[tuple]) -> list[tuple]:

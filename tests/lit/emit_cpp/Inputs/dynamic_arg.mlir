@@ -1,0 +1,3 @@
+func.func @dyn(%x: memref<?x32xf16, "GM">) {
+  func.return
+}
