@@ -85,6 +85,16 @@ def test_run_cpp_json_with_scalar_arguments_slots_and_views(capsys):
     assert report["compile_seconds"] > 0 and report["run_seconds"] > 0
 
 
+def test_scalar_forms_fills_and_subs_compute_what_numpy_does(capsys):
+    """scalar_ops.mlir: tile.fills (TEXPANDS from an SSA scalar) and tile.subs (TSUBS), fused."""
+    require()
+    code = main(["run-cpp", str(LIT / "scalar_ops.mlir"), "-p", "fuse-tiles,insert-sync",
+                 "--arg", "alpha=1.5", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and [o["name"] for o in report["outputs"]] == ["x", "y"]
+    assert all(o["equal"] for o in report["outputs"])
+
+
 def test_two_live_tiles_at_one_address_compute_wrong_numbers(monkeypatch, capsys):
     """The address plan matters: a plan putting every buffer at offset 0 runs, and differs."""
     require()

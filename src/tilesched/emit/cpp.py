@@ -43,7 +43,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
-from tilesched.analysis.fusion_cost import last_use_flags
+from tilesched.analysis.fusion_annotations import last_use_flags
 from tilesched.analysis.units import op_unit
 from tilesched.diagnostics import TileschedError
 from tilesched.emit.names import Names
@@ -67,7 +67,7 @@ NUMPY = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "i8": "int8", "
          "i32": "int32", "i64": "int64", "ui8": "uint8"}
 _SIMPLE = {
     T.AddOp: "TADD", T.SubOp: "TSUB", T.MulOp: "TMUL", T.DivOp: "TDIV", T.MaxOp: "TMAX",
-    T.MinOp: "TMIN", T.AddsOp: "TADDS", T.MulsOp: "TMULS", T.MaxsOp: "TMAXS", T.ExpOp: "TEXP",
+    T.MinOp: "TMIN", T.AddsOp: "TADDS", T.SubsOp: "TSUBS", T.MulsOp: "TMULS", T.MaxsOp: "TMAXS", T.ExpOp: "TEXP",
     T.NegOp: "TNEG", T.AbsOp: "TABS", T.ReluOp: "TRELU", T.RsqrtOp: "TRSQRT",
     T.RowexpandSubOp: "TROWEXPANDSUB", T.RowexpandMulOp: "TROWEXPANDMUL",
     T.RowexpandDivOp: "TROWEXPANDDIV",
@@ -607,6 +607,9 @@ class _Function:
         elif isinstance(op, T.FillOp):
             callee = "TEXPANDS"
             args = [self.operand(dst, op), self.literal(op.value, op)]
+        elif isinstance(op, T.FillsOp):
+            callee = "TEXPANDS"
+            args = [self.operand(dst, op), *scalars]
         else:
             raise self.cannot(op, "PTO-ISA has no intrinsic tilesched maps this op to")
         for v in (dst, *reads):

@@ -2,8 +2,8 @@
 // tadds, tadd, tsub, tsubs in one group. tilesched: tile.fills %alpha, %dst (fill from an SSA
 // scalar), tile.adds, tile.add, tile.sub, tile.subs (issue 27 item 7). Scalars take no flag,
 // the written operand's flag is false, so the flags are PTOAS's (IR order): (0), (1, 0),
-// (1, 0, 0), (1, 1, 0), (1, 0). (emit-cpp does not print tile.fills nor tile.subs yet: it
-// refuses them with their location.)
+// (1, 0, 0), (1, 1, 0), (1, 0). (emit-cpp prints tile.fills as TEXPANDS and tile.subs as TSUBS,
+// tests/lit/emit_cpp/scalar_ops.mlir; this function's UB arguments it refuses, located.)
 // RUN: %tilesched opt %s -p fuse-tiles --target ascend-a2 | %filecheck %s
 // RUN: %tilesched opt %s -p fuse-tiles,insert-sync --target ascend-a2 > %t
 // RUN: %tilesched equiv %s %t --target ascend-a2 --arg alpha=2.0
