@@ -28,10 +28,11 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 
 from tilesched.diagnostics import TileschedError
-from tilesched.ir.blocks import functions
+from tilesched.analysis.lds_barriers import local_barrier_points
+from tilesched.ir.blocks import functions, insert_before
+from tilesched.ir.sync import make_local_barrier
 from tilesched.ir.tile import StageBorderOp
 from tilesched.schedule.warp_barriers import unmet
-from tilesched.transforms.insert_sync.barriers import sync_barriers
 from tilesched.transforms.pass_base import TileContext, TilePass, option
 from tilesched.transforms.warp_pipeline.barriers import (
     conflict_error,
@@ -77,7 +78,8 @@ class WarpPipelinePass(TilePass):
         ctx.remarks["warp_local_barriers"] = sum(len(plan.local) for plan in plans)
         if target.sync == "barriers":
             for function in functions(module):
-                sync_barriers(function.body.block, target)
+                for op in local_barrier_points(function.body.block, target):
+                    insert_before(op, [make_local_barrier()])
 
     def _plan(self, pipeline: Pipeline, ctx: TileContext) -> Plan | None:
         """The local slots of a pipeline, or None when it is not pipelined."""
