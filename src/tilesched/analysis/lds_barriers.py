@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import scf
+from xdsl.dialects import func, scf
 from xdsl.ir import Block, Operation
 
 from tilesched.analysis.affine import Affine, Mod
@@ -71,6 +71,8 @@ def _walk(block: Block, pending: Pending, target: Target, apply: list | None) ->
             pending, skip = _warp_span(ops[index:end + 1], pending, target, apply), end + 1
         elif isinstance(op, scf.ForOp):
             pending = _walk_loop(op, pending, target, apply)
+        elif isinstance(op, scf.WhileOp):
+            pending = _walk_while(op, pending, target, apply)
         elif op.regions:
             exits = [_walk(inner, pending, target, apply)
                      for region in op.regions for inner in region.blocks]
@@ -85,7 +87,8 @@ def _walk(block: Block, pending: Pending, target: Target, apply: list | None) ->
                 if apply is not None:
                     apply.append(op)
                 pending = ()
-            if unit_kind(op, target)[1] == "lds":  # visible to the other group at a local barrier
+            # visible to the other group at a local barrier (a callee may run LDS ops)
+            if unit_kind(op, target)[1] == "lds" or isinstance(op, func.CallOp):
                 pending = pending + tuple(a for a in accesses if not is_private(a.region))
     return pending
 
@@ -111,6 +114,23 @@ def _walk_loop(loop: scf.ForOp, pending: Pending, target: Target, apply: list | 
         entry = merged
     exit_set = _walk(loop.body.block, entry, target, apply)
     return _union(pending, exit_set)  # zero trips leave the set before the loop
+
+
+def _walk_while(loop: scf.WhileOp, pending: Pending, target: Target,
+                apply: list | None) -> Pending:
+    """An ``scf.while``: rounds of its before and after regions, to a fixed point of the entry
+    set (accesses of earlier rounds compared as if in the same one: conservative); it exits
+    after a before region."""
+    before, after = loop.before_region.blocks[0], loop.after_region.blocks[0]
+    entry = pending
+    for _ in range(4):
+        merged = _union(entry, _walk(after, _walk(before, entry, target, None), target, None))
+        if len(merged) == len(entry):
+            break
+        entry = merged
+    leaving = _walk(before, entry, target, apply)
+    _walk(after, leaving, target, apply)
+    return leaving
 
 
 def _union(a: Pending, b: Pending) -> Pending:

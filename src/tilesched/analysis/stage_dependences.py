@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from xdsl.dialects import scf
+from xdsl.dialects import func, scf
 from xdsl.ir import Operation
 
 from tilesched.analysis.affine import Affine, Mod, constant_value
@@ -131,7 +131,8 @@ def _op_accesses(stage: int, top: int, top_op: Operation, target: Target) -> lis
         op = access.op
         k = per_op.get(op, 0)
         per_op[op] = k + 1
-        asynchronous = unit_kind(op, target)[1] == "lds"
+        # a call may run LDS ops: its accesses are visible to the other group at a local barrier
+        asynchronous = unit_kind(op, target)[1] == "lds" or isinstance(op, func.CallOp)
         share = _share_rule(op, k, access.write, access.region)
         exact = op is top_op or _fixed_in(op, k, top_op)
         out.append(StageAccess(stage, (top, index), access.region, access.write, asynchronous,

@@ -25,7 +25,19 @@ still visible to the other group only through a ``local`` barrier.
 from __future__ import annotations
 
 from tilesched.sim.happens_before import join, with_epoch
-from tilesched.sim.program import BALL, BAR, COMMIT, ENQ, INLINE, ISET, IWAIT, MARK, PRIO, TILE, WAITG
+from tilesched.sim.program import (
+    BALL,
+    BAR,
+    COMMIT,
+    ENQ,
+    INLINE,
+    ISET,
+    IWAIT,
+    MARK,
+    PRIO,
+    TILE,
+    WAITG,
+)
 
 INF = float("inf")
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 
-from tilesched.diagnostics import TileschedError
 from tilesched.analysis.lds_barriers import local_barrier_points
+from tilesched.diagnostics import TileschedError
 from tilesched.ir.blocks import functions, insert_before
 from tilesched.ir.sync import make_local_barrier
 from tilesched.ir.tile import StageBorderOp
