@@ -688,7 +688,7 @@ class Lowering:
 
 
 _PLAIN, _NESTED, _YIELD, _RETURN, _CONDITION = range(5)
-MAX_WHILE_ROUNDS = 1 << 20  # rounds of an scf.while that executes nothing (a hang)
+MAX_WHILE_ROUNDS = 1 << 16  # rounds of an scf.while that executes nothing (a hang)
 MAX_CALL_DEPTH = 64  # nested func.call frames (recursion)
 
 
