@@ -85,6 +85,11 @@ class WarpPipelinePass(TilePass):
         """The local slots of a pipeline, or None when it is not pipelined."""
         if pipeline.n < 2:
             return None
+        if pipeline.loose:
+            ctx.warn(f"{len(pipeline.loose)} op(s) after the last tile.stage_border do no work "
+                     f"(index math): they run with stage '{pipeline.label(pipeline.n - 1)}', not "
+                     f"as a stage of their own (add work or a border before them to change that)",
+                     pipeline.loose[0])
         reqs = pipeline_requirements(pipeline, ctx.target)
         impossible = [r for r in reqs if not r.feasible]
         if impossible:
