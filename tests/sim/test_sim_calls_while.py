@@ -166,7 +166,7 @@ def test_a_while_loop_that_never_ends_is_a_located_error():
 
 
 def test_recursion_and_bodiless_callees_are_located_errors():
-    recursive = CALL.replace("tile.relu %y, %y : {0}, {0}".format(UB),
+    recursive = CALL.replace(f"tile.relu %y, %y : {UB}, {UB}",
                              f"func.call @helper(%x, %y) : ({UB}, {UB}) -> ()")
     with pytest.raises(TileschedError) as err:
         _sim(recursive)

@@ -13,7 +13,6 @@
 // CHECK:       tile.copy
 // CHECK-NEXT:  sync.sched_barrier
 // CHECK-NEXT:  sync.barrier
-// CHECK:       sync.cond_barrier "low"
 // CHECK:       scf.for
 // CHECK:         tile.exp
 // CHECK-NEXT:    %y = arith.addi
