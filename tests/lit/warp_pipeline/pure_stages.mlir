@@ -6,7 +6,7 @@
 // RUN: %tilesched opt %s -p warp-pipeline --target amd-gfx950 2>&1 >/dev/null | %filecheck %s --check-prefix=WARN
 // RUN: %tilesched opt %s -p warp-pipeline --target amd-gfx950 2>/dev/null | %tilesched sim - --target amd-gfx950 --arg n=4 | %filecheck %s --check-prefix=SIM
 // SIM: verdict    ok
-// WARN: pure_stages.mlir:[[@LINE+28]]:5: warning: 1 op(s) after the last tile.stage_border do no work (index math): they run with stage 'l1'
+// WARN: pure_stages.mlir:[[# @LINE + 28]]:5: warning: 1 op(s) after the last tile.stage_border do no work (index math): they run with stage 'l1'
 // CHECK-LABEL: func.func @flat
 // CHECK:       sync.cond_barrier "high"
 // CHECK-NOT:   sync.setprio
