@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tilesched.sim.engine import simulate
 from tilesched.sim.synthetic import amd_lds_gemm, amd_machine, cuda_machine, cuda_pipeline
 from tilesched.sim.trace import TraceBuilder
@@ -100,9 +102,58 @@ def test_amd_lds_reuse_without_local_barrier_races():
     assert {race.first.unit, race.second.unit} == {"LDS@low", "LDS@high"}
 
 
-def test_amd_lds_read_needs_a_local_barrier_before_registers_are_used():
+def test_amd_lds_read_completes_for_its_own_group_when_it_consumes_the_registers():
+    # DESIGN.md §4: the matmul waits for its group's own LDS read (s_waitcnt), no local barrier
     result = simulate(amd_lds_gemm(4, second_barrier=False))
-    assert {r.buffer for r in result.races} == {"rb@low", "rb@high"}
+    assert result.ok
+    assert result.cycles <= simulate(amd_lds_gemm(4)).cycles
+
+
+def _lds_then_consumer(consume: str) -> object:
+    """One group's LDS read into registers (200 cycles), then an inline op on those registers
+    (``consume``: "read" or "write" them) or on others ("other")."""
+    b = TraceBuilder(amd_machine())
+    lds = b.buffer("lds", (16, 16), "float16", "LDS")
+    r, other, out = (b.buffer(n, (16, 16), "float16", "local") for n in ("r", "other", "out"))
+    b.op("tile.copy", "LDS", 200, [b.whole(lds), b.whole(r)], lds=True, loc="w:1:1")
+    if consume == "read":
+        b.op("tile.exp", "SIMD", 10, [b.whole(r), b.whole(out)], loc="w:2:1")
+    elif consume == "write":
+        b.op("tile.fill", "SIMD", 10, [b.whole(r)], {"value": 0.0}, loc="w:2:1")
+    else:
+        b.op("tile.exp", "SIMD", 10, [b.whole(other), b.whole(out)], loc="w:2:1")
+    b.op("sync.barrier", props={"local": True}, loc="w:3:1")
+    return b.build(replicate=True)
+
+
+def _spans(result) -> dict:
+    """(op name, agent name) -> [(start, end)] of the recorded tile ops."""
+    tl = result.timeline
+    out: dict = {}
+    for agent, start, end, op in tl.ops:
+        out.setdefault((tl.op_table[op].name, tl.agents[agent]), []).append((start, end))
+    return out
+
+
+@pytest.mark.parametrize("consume", ["read", "write"])
+def test_amd_inline_op_on_an_lds_result_waits_for_it(consume):
+    result = simulate(_lds_then_consumer(consume), record=True)
+    assert result.ok
+    spans = _spans(result)
+    name = "tile.exp" if consume == "read" else "tile.fill"
+    for group in ("low", "high"):
+        (copy,) = spans[("tile.copy", f"LDS@{group}")]
+        (use,) = spans[(name, group)]
+        assert use[0] >= copy[1]  # its own group's copy is done first
+
+
+def test_amd_inline_op_on_other_registers_does_not_wait():
+    result = simulate(_lds_then_consumer("other"), record=True)
+    assert result.ok
+    spans = _spans(result)
+    (copy,) = spans[("tile.copy", "LDS@low")]
+    (use,) = spans[("tile.exp", "low")]
+    assert use[0] < copy[1]
 
 
 def test_single_lds_slot_is_safe_with_both_barriers():

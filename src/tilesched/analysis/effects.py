@@ -4,15 +4,16 @@ Tile ops read all memref operands but the last and write the last (DESIGN.md §2
 An ``scf.if`` has the union of both branches' effects. An ``scf.for`` has the
 union of its body's effects *over all iterations*: each interval whose start
 moves with the induction variable is widened to the hull it sweeps (or to the
-whole dimension when that cannot be computed). ``tile.call`` and foreign ops
-with memref operands have unknown effects: they conflict with everything.
+whole dimension when that cannot be computed). ``tile.call``, ``func.call`` (it may do
+anything to the buffers it is passed) and foreign ops with memref operands have unknown
+effects: they conflict with everything.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import memref, scf
+from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
@@ -60,9 +61,9 @@ def effects_of(op: Operation, regions: dict[SSAValue, Region] | None = None) -> 
     ``regions`` memoizes :func:`root_region` per value, for many ops of one block that is not
     modified meanwhile (a block reuses a few buffers many times).
     """
-    if isinstance(op, CallOp):
-        return Effects([Access(_region(v, regions), True, op) for v in op.memref_operands],
-                       unknown=True)
+    if isinstance(op, CallOp | func.CallOp):  # func.call: whatever the callee does to them
+        return Effects([Access(_region(v, regions), True, op) for v in op.operands
+                        if isinstance(v.type, MemRefType)], unknown=True)
     accesses = tile_accesses(op)
     if accesses is not None:
         reads, written = accesses

@@ -16,8 +16,11 @@ smallest distance in stage instances* they conflict:
 - slots ``tile.slot %buf[(i + c) mod N]`` are compared exactly, within an iteration and across
   iterations (:func:`~tilesched.analysis.dependence.min_conflict_distance`), so double-buffered
   LDS does not conflict between the slot being filled and the slot being read;
-- an access is *asynchronous* when its op runs on an LDS unit: it is complete only at the group's
-  next local barrier. Two ops on that unit of one group are ordered by its in-order queue.
+- an access is *asynchronous* when its op runs on an LDS unit: the other group sees it only after
+  a local barrier. Two ops on that unit of one group are ordered by its in-order queue, and its
+  register (private) accesses complete for its own group when the group next touches those
+  registers (the per-wave ``s_waitcnt``, DESIGN.md §4): a stage may consume what its own LDS
+  reads loaded, with no barrier.
 
 A loop pipeline is circular (``Y`` may sit in a later iteration, at any distance), a flat one
 linear. Ops with unknown effects (``tile.call``) conflict with everything.
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from xdsl.dialects import scf
+from xdsl.dialects import func, scf
 from xdsl.ir import Operation
 
 from tilesched.analysis.affine import Affine, Mod, constant_value
@@ -128,7 +131,8 @@ def _op_accesses(stage: int, top: int, top_op: Operation, target: Target) -> lis
         op = access.op
         k = per_op.get(op, 0)
         per_op[op] = k + 1
-        asynchronous = unit_kind(op, target)[1] == "lds"
+        # a call may run LDS ops: its accesses are visible to the other group at a local barrier
+        asynchronous = unit_kind(op, target)[1] == "lds" or isinstance(op, func.CallOp)
         share = _share_rule(op, k, access.write, access.region)
         exact = op is top_op or _fixed_in(op, k, top_op)
         out.append(StageAccess(stage, (top, index), access.region, access.write, asynchronous,
@@ -201,8 +205,8 @@ def _pair(x: StageAccess, y: StageAccess, n: int, loop, limit: int) -> list[Stag
     combos: list[tuple[int, int] | None] = []
     if x.share != "private" and y.share != "private":
         combos += [(0, 1), (1, 0)]
-    if x.asynchronous and not y.asynchronous:
-        combos.append(None)  # one group's LDS op, then its own op on another unit
+    if x.asynchronous and not y.asynchronous and x.share != "private":
+        combos.append(None)  # one group's LDS op, then its own op on another unit (not registers)
     if not combos:
         return []
     same_iteration = _before(x, y)

@@ -14,10 +14,8 @@ from xdsl.ir import Operation
 
 from tilesched.analysis.effects import Access, effects_of
 from tilesched.analysis.stage_dependences import PRIVATE_SPACES
-from tilesched.analysis.units import unit_kind
 from tilesched.ir.blocks import body_ops
 from tilesched.ir.types import memory_space
-from tilesched.target.model import Target
 
 
 def is_cond_barrier(op: Operation, group: str) -> bool:
@@ -36,16 +34,17 @@ def warp_span_end(ops: list[Operation], start: int) -> int | None:
     return None
 
 
-def span_accesses(span: list[Operation], target: Target) -> tuple[Access, ...]:
+def is_private(region) -> bool:
+    """Is the region in a per-group (private) space, registers?"""
+    return memory_space(region.root.type) in PRIVATE_SPACES
+
+
+def span_accesses(span: list[Operation]) -> tuple[Access, ...]:
     """What a span leaves possibly unfinished or unordered for the code after it: every access
-    of an op on an LDS unit, and every access of other ops to memory both groups share."""
-    out = []
-    for op in span:
-        for access in effects_of(op).accesses:
-            lds = unit_kind(access.op, target)[1] == "lds"
-            if lds or memory_space(access.region.root.type) not in PRIVATE_SPACES:
-                out.append(access)
-    return tuple(out)
+    to memory both groups share (private registers: each group awaits its own LDS results when
+    it next touches them, DESIGN.md §4)."""
+    return tuple(access for op in span for access in effects_of(op).accesses
+                 if not is_private(access.region))
 
 
 def cluster_barriers(root: Operation) -> list[Operation]:

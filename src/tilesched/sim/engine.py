@@ -132,6 +132,13 @@ class Engine(IssuerWalk, UnitWalk):
         self.res_busy = [0] * len(p.inline_units)
         self.bar_count = [0] * issuers
         self.bar_wait: list[int | None] = [None] * issuers
+        # per-wave LDS completion (issuers.py): LDS agents, their ops not yet awaited
+        self.per_wave = [False] * len(p.agents)
+        for lds in p.lds_agent:
+            if lds is not None:
+                self.per_wave[lds] = True
+        self.lds_out: list[list[tuple]] = [[] for _ in range(issuers)]
+        self.first_private = p.virtual_stride or len(p.buffer_names)
         self.arrivals: dict[int, dict[int, tuple]] = {}
         self.released: dict[int, tuple] = {}
         self.barrier_left: dict[int, int] = {}
@@ -255,7 +262,8 @@ def simulate(trace: Trace, check_races: bool = True, record: bool = False,
              bound: bool = True) -> SimResult:
     """Simulate a trace: timing, races (unless disabled), deadlock and sync violations."""
     pipelined = any(spec.pipelined for spec in trace.machine.units.values())
-    accesses = check_races or bound or pipelined
+    # an AMD group's own LDS results complete when it consumes them: timing reads the accesses
+    accesses = check_races or bound or pipelined or trace.machine.lds_unit is not None
     with paused_gc():  # (around the run's end too: the program is freed before it resumes)
         if not record:
             return FullRun(lambda: compile_trace(trace, with_accesses=accesses), check_races,

@@ -11,14 +11,57 @@ Inline units shared by several issuer groups serve requests in time order (ties:
 ``setprio`` priority, then the leading group): an issuer may claim one only when no other group can
 still request it earlier; when nothing else can move, the engine lets the earliest waiting request
 go (conservative parallel simulation with lookahead).
+
+Per-wave LDS completion (AMD, DESIGN.md §4): an LDS op's register accesses complete for its own
+issuer group when the group next touches those registers (the hardware's ``s_waitcnt lgkmcnt``,
+which the backend inserts): an inline op whose private-space accesses conflict with an LDS op of
+its group not yet awaited first waits for that op (and so for every earlier one on the in-order
+LDS queue). Each such LDS op leaves a *mark* on its queue (its end time and clock, as group
+commits do); ``lds_out`` holds, per issuer, the ``(count, private accesses)`` not yet awaited.
+``local`` barriers and ``barrier_all`` drain the queue and forget them. LDS writes to LDS are
+still visible to the other group only through a ``local`` barrier.
 """
 
 from __future__ import annotations
 
 from tilesched.sim.happens_before import join, with_epoch
-from tilesched.sim.program import BALL, BAR, COMMIT, ENQ, INLINE, ISET, IWAIT, MARK, PRIO, WAITG
+from tilesched.sim.program import (
+    BALL,
+    BAR,
+    COMMIT,
+    ENQ,
+    INLINE,
+    ISET,
+    IWAIT,
+    MARK,
+    PRIO,
+    TILE,
+    WAITG,
+)
 
 INF = float("inf")
+
+
+def lds_consumed(outstanding: list, accesses) -> int:
+    """The newest count among ``outstanding`` (``(count, private accesses)`` of a group's LDS
+    ops not yet awaited, oldest first) whose accesses conflict with ``accesses`` (same buffer,
+    overlapping regions, at least one write); 0 for none. Shared by both engines."""
+    for count, theirs in reversed(outstanding):
+        for buf, region, write, _ in accesses:
+            for buf2, region2, write2, _ in theirs:
+                if buf == buf2 and (write or write2) and all(
+                        alo < bhi and blo < ahi
+                        for (alo, ahi), (blo, bhi) in zip(region, region2, strict=True)):
+                    return count
+    return 0
+
+
+def private_accesses(item: tuple, first_private: int) -> tuple:
+    """The accesses of an enqueued tile item to private (per-group) buffers: virtual ids from
+    ``first_private`` on (``program.virtual_buffer``)."""
+    if item[0] != TILE or not item[3]:
+        return ()
+    return tuple(a for a in item[3] if a[0] >= first_private)
 
 
 class IssuerWalk:
@@ -40,6 +83,7 @@ class IssuerWalk:
         clock = self.clock[i]
         items, avail, ivc, inwl, worklist = self.items, self.avail, self.ivc, self.inwl, self.worklist
         issue_cost = self.issue_cost
+        per_wave, lds_out = self.per_wave, self.lds_out[i]
         progressed = False
         snap = self._snapshot(i)
         while True:
@@ -59,8 +103,17 @@ class IssuerWalk:
                 if not inwl[agent]:
                     inwl[agent] = True
                     worklist.append(agent)
+                if per_wave[agent]:
+                    self._lds_enqueued(i, agent, ins[2])
                 clock += issue_cost
             elif op == INLINE:
+                if lds_out:
+                    count = lds_consumed(lds_out, ins[2][3])
+                    if count:
+                        after = self._lds_wait(i, count, clock)
+                        if after is None:
+                            break
+                        clock = after
                 if self.n_issuers > 1 and self.forced != i and not self._may_use(i, clock):
                     self.arb[i] = clock
                     break
@@ -188,7 +241,39 @@ class IssuerWalk:
             t = self._met(i, agent, t, self._unit_end(agent))
             vc = join(vc, with_epoch(self.vc[agent], agent, need))
         self._joined(i, vc)
+        for agent in agents:
+            if self.per_wave[agent]:  # drained: nothing of it is left to await
+                self.lds_out[self.p.agents[agent].owner].clear()
+                self.marked[agent].clear()
         return t
+
+    def _lds_enqueued(self, i: int, agent: int, item: tuple) -> None:
+        """An LDS op of issuer ``i`` touching private buffers: remember it until awaited, and
+        have its queue mark when it is done (see the module docstring)."""
+        mine = private_accesses(item, self.first_private)
+        if mine:
+            count = self.base[agent] + len(self.items[agent])
+            self.lds_out[i].append((count, mine))
+            self.marks[agent].append(count)
+
+    def _lds_wait(self, i: int, count: int, clock: int) -> int | None:
+        """Issuer ``i`` consumes what its LDS op number ``count`` touched: it waits for that op
+        (``s_waitcnt``); ``None`` (and a watch) when the op has not run yet."""
+        agent = self.p.lds_agent[i]
+        marked = self.marked[agent]
+        reached = marked.get(count)
+        if reached is None:
+            self.watch[agent].append((count, i))
+            self.block[i] = ("agent", agent, count, "LDS result")
+            return None
+        self.block[i] = None
+        end, vc = reached
+        self._joined(i, join(self.vc[i], vc))
+        out = self.lds_out[i]  # in place: _run_issuer holds it
+        out[:] = [x for x in out if x[0] > count]
+        for done in [c for c in marked if c <= count]:
+            del marked[done]
+        return self._met(i, agent, clock, end)
 
     def _joined(self, i: int, vc: tuple) -> None:
         """Issuer ``i`` now knows ``vc``: a new epoch of its own."""

@@ -184,6 +184,7 @@ class Lowering:
         self.ops: list = []
         self.body = None
         self.frames: list[LoopFrame] = []  # the loops being run, outermost first
+        self.calls: list[func.FuncOp] = []  # the callees being run (func.call), outermost first
         self.compiled: dict[Block, list] = {}  # block -> its steps (see block())
         self.replay = False  # replay periodic loop iterations instead of lowering them (replay.py)
         self.replayed = 0  # iterations replayed
@@ -267,8 +268,11 @@ class Lowering:
                 yield from handler(op)
             elif kind == _YIELD:
                 return [env[v] if v in env else self.value(v, op) for v in handler]
-            else:
-                return None
+            elif kind == _CONDITION:  # an scf.while's before region: (continue?, forwarded)
+                return (bool(self.value(op.condition, op)),
+                        [self.value(v, op) for v in op.args])
+            else:  # func.return: what a call yields (nothing for the simulated function)
+                return [self.value(v, op) for v in op.operands]
         return None
 
     def _step(self, op: Operation) -> tuple:
@@ -281,6 +285,12 @@ class Lowering:
             return (_NESTED, self.loop, op)
         if isinstance(op, scf.IfOp):
             return (_NESTED, self.branch, op)
+        if isinstance(op, scf.WhileOp):
+            return (_NESTED, self.while_loop, op)
+        if isinstance(op, scf.ConditionOp):
+            return (_CONDITION, None, op)
+        if isinstance(op, func.CallOp):
+            return (_NESTED, self.call, op)
         if isinstance(op, TileOp):
             return (_PLAIN, self._tile_step(), op)
         if op.name.startswith("sync."):
@@ -471,6 +481,62 @@ class Lowering:
         for result, value in zip(op.results, yielded or [], strict=False):
             self.env[result] = value
 
+    def while_loop(self, op: scf.WhileOp):
+        """Run an ``scf.while``: the before region decides (``scf.condition``) and forwards its
+        values to the after region, whose ``scf.yield`` starts the next round. No loop marks:
+        it is simulated in full (``--max-ops`` bounds a loop that produces ops; one that
+        produces none stops after :data:`MAX_WHILE_ROUNDS` rounds with a located error)."""
+        before, after = op.before_region.blocks[0], op.after_region.blocks[0]
+        values = [self.value(v, op) for v in op.arguments]
+        rounds, start = 0, self.base + len(self.ops)
+        while True:
+            for arg, value in zip(before.args, values, strict=True):
+                self.env[arg] = value
+            going, forwarded = yield from self.block(before)
+            if not going:
+                break
+            rounds += 1
+            if rounds > MAX_WHILE_ROUNDS and self.base + len(self.ops) == start:
+                raise TileschedError(f"scf.while ran {MAX_WHILE_ROUNDS} rounds without executing "
+                                     f"a tile or sync op: it does not terminate",
+                                     location_of(op))
+            for arg, value in zip(after.args, forwarded, strict=True):
+                self.env[arg] = value
+            values = yield from self.block(after)
+        for result, value in zip(op.results, forwarded, strict=True):
+            self.env[result] = value
+
+    def call(self, op: func.CallOp):
+        """Run a ``func.call`` by running the callee's body with its arguments bound (buffers
+        are passed as views: the callee's accesses are the caller's)."""
+        callee = self._callee(op)
+        if len(self.calls) >= MAX_CALL_DEPTH:
+            raise TileschedError(f"calls nest deeper than {MAX_CALL_DEPTH} (recursion through "
+                                 f"@{callee.sym_name.data}?): the simulator inlines calls",
+                                 location_of(op))
+        self.calls.append(callee)
+        block = callee.body.block
+        for arg, operand in zip(block.args, op.arguments, strict=True):
+            self.env[arg] = self.value(operand, op)
+        returned = yield from self.block(block)
+        self.calls.pop()
+        for result, value in zip(op.results, returned or [], strict=False):
+            self.env[result] = value
+
+    def _callee(self, op: func.CallOp) -> func.FuncOp:
+        """The function a call names (a located error when the module does not define it)."""
+        name = op.callee.string_value()
+        top = op
+        while top.parent_op() is not None:
+            top = top.parent_op()
+        for candidate in top.walk():
+            if isinstance(candidate, func.FuncOp) and candidate.sym_name.data == name:
+                if not candidate.body.blocks:
+                    break
+                return candidate
+        raise TileschedError(f"func.call @{name}: the module defines no body for @{name}, so "
+                             f"the simulator cannot run it", location_of(op))
+
     def value(self, value: SSAValue, user: Operation):
         """The current value of an SSA value."""
         try:
@@ -634,7 +700,9 @@ class Lowering:
         return Trace(self.machine, self.buffers, programs)
 
 
-_PLAIN, _NESTED, _YIELD, _RETURN = range(4)
+_PLAIN, _NESTED, _YIELD, _RETURN, _CONDITION = range(5)
+MAX_WHILE_ROUNDS = 1 << 16  # rounds of an scf.while that executes nothing (a hang)
+MAX_CALL_DEPTH = 64  # nested func.call frames (recursion)
 
 # Sync ops whose property may instead be an ``index`` operand evaluated at run time.
 _OPERAND_PROPS = {"sync.wait_group": "pending", "sync.set_flag": "event",

@@ -27,6 +27,7 @@ from cython.operator cimport dereference as deref, preincrement as inc
 
 from tilesched.sim.program import ENQ, INLINE, ISET, IWAIT, BALL, COMMIT, WAITG, BAR, PRIO, MARK
 from tilesched.sim.program import TILE, SET, WAIT
+from tilesched.sim.issuers import lds_consumed, private_accesses
 
 cdef extern from *:
     """
@@ -263,7 +264,9 @@ cdef class NativeEngine:
     cdef vector[unordered_map[int64_t, Mark]] marked
     cdef vector[vector[int64_t]] groups
     cdef vector[int] pipelined, inwl, done
-    cdef vector[int] owner, lds_agent
+    cdef vector[int] owner, lds_agent, per_wave
+    cdef list lds_out  # per issuer: its LDS ops not yet awaited (issuers.py)
+    cdef int64_t first_private
     cdef vector[vector[int]] fed
     cdef vector[int64_t] covered, drain
     cdef vector[vector[Win]] window
@@ -352,12 +355,16 @@ cdef class NativeEngine:
         self.bar_wait.assign(k, -1)
         self.res_free.assign(len(p.inline_units), 0)
         self.res_busy.assign(len(p.inline_units), 0)
+        self.per_wave.assign(self.n, 0)
+        self.lds_out = [[] for _ in range(k)]
+        self.first_private = p.virtual_stride or len(p.buffer_names)
         for i in range(k):
             self.fed.push_back(list(p.fed[i]))
             lds = p.lds_agent[i]
             self.lds_agent.push_back(-1)
             if lds is not None:
                 self.lds_agent[i] = lds
+                self.per_wave[lds] = 1
 
     cdef int _grow_flags(self) except -1:
         """flags.py FlagTable.grow: take in the flags the program interned since."""
@@ -473,7 +480,7 @@ cdef class NativeEngine:
         cdef VC snap = self._snapshot(i)
         cdef tuple ins
         cdef int op, agent
-        cdef int64_t after
+        cdef int64_t after, count
         cdef QItem q
         cdef size_t k
         while True:
@@ -493,8 +500,17 @@ cdef class NativeEngine:
                 self.queue[agent].push_back(q)
                 self.enqueued[agent] += 1
                 self.push(agent)
+                if self.per_wave[agent]:
+                    self._lds_enqueued(i, agent, <tuple>ins[2])
                 clock += self.issue_cost
             elif op == _INLINE:
+                if self.lds_out[i]:
+                    count = lds_consumed(self.lds_out[i], (<tuple>ins[2])[3])
+                    if count:
+                        after = self._lds_wait(i, count, clock)
+                        if after < 0:
+                            break
+                        clock = after
                 if self.n_iss > 1 and self.forced != i and not self._may_use(i, clock):
                     self._request(i, clock)
                     break
@@ -654,7 +670,42 @@ cdef class NativeEngine:
             t = max(t, self._unit_end(agent))
             v = vc_join(v, vc_with(self.vc[agent], agent, need))
         self._joined(i, v)
+        for k in range(agents.size()):
+            agent = agents[k]
+            if self.per_wave[agent]:  # drained: nothing of it is left to await
+                (<list>self.lds_out[self.owner[agent]]).clear()
+                self.marked[agent].clear()
         return t
+
+    cdef int _lds_enqueued(self, int i, int agent, tuple item) except -1:
+        """issuers.py _lds_enqueued: remember an LDS op touching private buffers, mark it."""
+        mine = private_accesses(item, self.first_private)
+        if mine:
+            (<list>self.lds_out[i]).append((self.enqueued[agent], mine))
+            self.marks[agent].push_back(self.enqueued[agent])
+        return 0
+
+    cdef int64_t _lds_wait(self, int i, int64_t count, int64_t clock) except -2:
+        """issuers.py _lds_wait: wait for LDS op ``count`` of the issuer's group; -1 blocks."""
+        cdef int agent = self.lds_agent[i]
+        cdef Mark m
+        cdef vector[int64_t] old
+        cdef size_t k
+        if self.marked[agent].count(count) == 0:
+            self.watch[agent].push_back(pair[int64_t, int](count, i))
+            return -1
+        m = self.marked[agent][count]
+        self._joined(i, vc_join(self.vc[i], m.vc))
+        out = <list>self.lds_out[i]
+        out[:] = [x for x in out if x[0] > count]
+        it = self.marked[agent].begin()
+        while it != self.marked[agent].end():
+            if deref(it).first <= count:
+                old.push_back(deref(it).first)
+            inc(it)
+        for k in range(old.size()):
+            self.marked[agent].erase(old[k])
+        return max(clock, m.end)
 
     cdef void _joined(self, int i, VC v) noexcept:
         self.vc[i] = v

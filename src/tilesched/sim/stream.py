@@ -321,6 +321,8 @@ class _StaticMemoryUse:
         for op in function.walk():
             if isinstance(op, TileOp):
                 self._tile(op)
+            elif isinstance(op, func.CallOp):
+                self.exact = False  # the callee's accesses are not in this walk: assume any
             elif op.name == "sync.wait_group":
                 pending = op.properties.get("pending")
                 if pending is None:

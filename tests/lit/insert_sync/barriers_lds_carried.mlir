@@ -1,11 +1,17 @@
 // AMD: an LDS access still pending at the end of a loop body meets the next iteration's
 // accesses. @slots: the body writes slot i mod 2 last and reads slot (i + 1) mod 2 first;
 // disjoint within one iteration, the same slot one iteration apart, so the read needs a local
-// barrier (the exp's barrier covers the copy's register tile) (it once got none: compared at the same iteration, the slots looked disjoint).
-// @strided: a write of row block i and a read of row block i + 1 of one LDS buffer never meet
-// at any distance: no barrier across the back edge.
+// barrier (it once got none: compared at the same iteration, the slots looked disjoint). The exp
+// consumes its own group's LDS result: no barrier (DESIGN.md §4).
+// @strided: a write of row block i and a later read of row block i + 1 of one LDS buffer never
+// meet; but the read of iteration i - 1 (row block i) meets the write of iteration i: one local
+// barrier before the write, none for the exp.
 // RUN: %tilesched opt %s -p insert-sync --target amd-gfx950 | %filecheck %s
 // RUN: %tilesched opt %s -p insert-sync --target amd-gfx1250 | %filecheck %s
+// RUN: %tilesched opt %s -p insert-sync --target amd-gfx950 > %t.mlir
+// RUN: %tilesched sim %t.mlir --target amd-gfx950 --function slots | %filecheck %s --check-prefix=SIM
+// RUN: %tilesched sim %t.mlir --target amd-gfx950 --function strided | %filecheck %s --check-prefix=SIM
+// SIM: verdict    ok
 func.func @slots(%g: memref<16x16xf16, "global">) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -17,7 +23,6 @@ func.func @slots(%g: memref<16x16xf16, "global">) {
   // CHECK:       scf.for
   // CHECK:       sync.barrier local
   // CHECK-NEXT:  tile.copy
-  // CHECK-NEXT:  sync.barrier local
   // CHECK-NEXT:  tile.exp
   // CHECK-NOT:   sync.barrier
   // CHECK:       func.return
@@ -45,8 +50,10 @@ func.func @strided(%g: memref<16x16xf16, "global">) {
   // CHECK:       scf.for
   // CHECK:       tile.view
   // CHECK-NEXT:  tile.copy
-  // CHECK-NEXT:  sync.barrier local
   // CHECK-NEXT:  tile.exp
+  // CHECK-NEXT:  tile.view
+  // CHECK-NEXT:  sync.barrier local
+  // CHECK-NEXT:  tile.load
   // CHECK-NOT:   sync.barrier
   // CHECK:       func.return
   scf.for %i = %c0 to %c4 step %c1 {

@@ -1,13 +1,18 @@
 // Flat pipelines next to loop pipelines (the anchor joined loop->loop and loop->flat only).
 // @flat_then_loop: a flat pipeline's closing barrier becomes the boundary to the loop, no
-// reconvergence/phase shift in between; it is made local here because the loop's first stage
-// consumes the register tile the flat pipeline's last LDS copy fills. @loop_then_flat: the
+// reconvergence/phase shift in between; it is made local here because the loop's second stage
+// reads the LDS tile the flat pipeline's last stage writes (the other group too). @loop_then_flat: the
 // loop's wrap-around barrier is the boundary. @flat_flat: stages of two unrolled loops in a row
 // are one flat pipeline, so the boundary between them is an ordinary cluster barrier instead of
 // a reconvergence and a new phase shift; the dependences that cross it (each slot is read two
 // stages after it is filled) make the barriers before "fill1" and "read0" local.
 // RUN: %tilesched opt %s -p warp-pipeline --target amd-gfx950 | %filecheck %s
 // RUN: %tilesched opt %s -p warp-pipeline --target amd-gfx1250 | %filecheck %s
+// RUN: %tilesched opt %s -p warp-pipeline --target amd-gfx950 > %t.mlir
+// RUN: %tilesched sim %t.mlir --target amd-gfx950 --arg n=5 | %filecheck %s --check-prefix=SIM
+// RUN: %tilesched sim %t.mlir --target amd-gfx950 --arg n=5 --function loop_then_flat | %filecheck %s --check-prefix=SIM
+// RUN: %tilesched sim %t.mlir --target amd-gfx950 --function flat_flat | %filecheck %s --check-prefix=SIM
+// SIM: verdict    ok
 func.func @flat_then_loop(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -20,7 +25,7 @@ func.func @flat_then_loop(%n: index) {
   // CHECK-NEXT: sync.sched_barrier
   // CHECK-NEXT: sync.barrier{{$}}
   // CHECK-NEXT: sync.sched_barrier
-  // CHECK-NEXT: tile.copy %a, %r
+  // CHECK-NEXT: tile.copy %r, %a
   // CHECK-NEXT: sync.sched_barrier
   // CHECK-NEXT: sync.barrier local
   // CHECK-NEXT: sync.sched_barrier
@@ -30,12 +35,12 @@ func.func @flat_then_loop(%n: index) {
   // CHECK-NOT:  sync.cond_barrier
   tile.exp %s, %s : memref<64x64xf16, "local">, memref<64x64xf16, "local">
   tile.stage_border "f0"
-  tile.copy %a, %r : memref<64x64xf16, "LDS">, memref<64x64xf16, "local">
+  tile.copy %r, %a : memref<64x64xf16, "local">, memref<64x64xf16, "LDS">
   tile.stage_border "f1"
   scf.for %i = %c0 to %n step %c1 {
-    tile.exp %r, %s : memref<64x64xf16, "local">, memref<64x64xf16, "local">
-    tile.stage_border "l0"
     tile.exp %s, %s : memref<64x64xf16, "local">, memref<64x64xf16, "local">
+    tile.stage_border "l0"
+    tile.copy %a, %s : memref<64x64xf16, "LDS">, memref<64x64xf16, "local">
     tile.stage_border "l1"
   }
   func.return

@@ -7,9 +7,10 @@
 - groups (CUDA cp.async): ``sync_groups`` — a commit after each run of async
   copies and, before each consumer, a ``wait_group`` with the largest correct
   ``pending``;
-- barriers (AMD): ``sync_barriers`` — ``sync.barrier {local}`` before LDS
-  accesses that conflict with LDS accesses since the last local barrier
-  (Triton's Membar analysis, as few as correct).
+- barriers (AMD): ``sync.barrier {local}`` before accesses that conflict
+  with LDS accesses since the last local barrier, at the points
+  ``analysis/lds_barriers.py`` finds (Triton's Membar analysis, as few as
+  correct; a group's own LDS results in registers need none).
 
 Existing flags and pipe barriers are re-planned (removed and inserted anew);
 other existing sync ops stay.
@@ -22,7 +23,9 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 
 from tilesched.analysis.fusion_annotations import refresh_fusion_groups
-from tilesched.ir.blocks import functions
+from tilesched.analysis.lds_barriers import local_barrier_points
+from tilesched.ir.blocks import functions, insert_before
+from tilesched.ir.sync import make_local_barrier
 from tilesched.transforms.pass_base import TileContext, TilePass, option, paused_gc
 
 
@@ -60,9 +63,8 @@ class InsertSyncPass(TilePass):
 
                 sync_groups(block, env.target)
             else:
-                from tilesched.transforms.insert_sync.barriers import sync_barriers
-
-                sync_barriers(block, env.target)
+                for op in local_barrier_points(block, env.target):
+                    insert_before(op, [make_local_barrier()])
         # spans other families' sync had to break lose their marks
         refresh_fusion_groups(module, env.target)
 

@@ -3,7 +3,8 @@
 Straight-line code and loop bodies are planned by :mod:`tilesched.schedule.flags`
 on the body's unit ops and dependences. Nested loops and conditionals are
 boundaries: they are synchronized inside, and a ``barrier_all`` before and after
-them orders them with the surrounding code (skipped when nothing queued comes
+them orders them with the surrounding code (so is a ``func.call``: its callee is a function
+insert-sync synchronizes on its own) (skipped when nothing queued comes
 before / after in the block). This is conservative across region boundaries and
 exact inside straight-line code and innermost loops, where the time goes.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from xdsl.dialects import scf
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Block, Operation
 
@@ -241,6 +242,12 @@ class FlagSync:
         presets, drains = [], []
         if isinstance(op, scf.ForOp):
             presets, drains = self._legacy_loop(op)
+        elif isinstance(op, scf.WhileOp):  # rounds in sequence: each region ends drained
+            for region in op.regions:
+                block = region.blocks[0]
+                self.run_block(block, in_loop=True)
+                if any(contains_unit_work(inner, self.target) for inner in block.ops):
+                    insert_before(block.last_op, [make_barrier_all()])
         else:
             for region in op.regions:
                 for block in region.blocks:
@@ -323,12 +330,15 @@ class FlagSync:
         return Item(unit, inline=(kind == "inline"))
 
     def _is_boundary(self, op: Operation) -> bool:
-        """A region op with unit work on several units: synchronized inside, barriers around."""
+        """A region op with unit work on several units, or a ``func.call`` (its callee is
+        synchronized as a function of its own): synchronized inside, barriers around."""
+        if isinstance(op, func.CallOp):
+            return True
         return bool(op.regions) and contains_unit_work(op, self.target) and region_unit(op, self.target) is None
 
     def _queued(self, op: Operation) -> bool:
-        return unit_kind(op, self.target)[1] not in (None, "inline") or (
-            bool(op.regions) and contains_unit_work(op, self.target))
+        return unit_kind(op, self.target)[1] not in (None, "inline") or isinstance(
+            op, func.CallOp) or (bool(op.regions) and contains_unit_work(op, self.target))
 
     def _record_peaks(self, peaks: dict[str, int]) -> None:
         for pair, count in peaks.items():

@@ -27,11 +27,12 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 
+from tilesched.analysis.lds_barriers import local_barrier_points
 from tilesched.diagnostics import TileschedError
-from tilesched.ir.blocks import functions
+from tilesched.ir.blocks import functions, insert_before
+from tilesched.ir.sync import make_local_barrier
 from tilesched.ir.tile import StageBorderOp
 from tilesched.schedule.warp_barriers import unmet
-from tilesched.transforms.insert_sync.barriers import sync_barriers
 from tilesched.transforms.pass_base import TileContext, TilePass, option
 from tilesched.transforms.warp_pipeline.barriers import (
     conflict_error,
@@ -77,12 +78,18 @@ class WarpPipelinePass(TilePass):
         ctx.remarks["warp_local_barriers"] = sum(len(plan.local) for plan in plans)
         if target.sync == "barriers":
             for function in functions(module):
-                sync_barriers(function.body.block, target)
+                for op in local_barrier_points(function.body.block, target):
+                    insert_before(op, [make_local_barrier()])
 
     def _plan(self, pipeline: Pipeline, ctx: TileContext) -> Plan | None:
         """The local slots of a pipeline, or None when it is not pipelined."""
         if pipeline.n < 2:
             return None
+        if pipeline.loose:
+            ctx.warn(f"{len(pipeline.loose)} op(s) after the last tile.stage_border do no work "
+                     f"(index math): they run with stage '{pipeline.label(pipeline.n - 1)}', not "
+                     f"as a stage of their own (add work or a border before them to change that)",
+                     pipeline.loose[0])
         reqs = pipeline_requirements(pipeline, ctx.target)
         impossible = [r for r in reqs if not r.feasible]
         if impossible:

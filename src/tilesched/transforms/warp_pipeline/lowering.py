@@ -20,7 +20,7 @@ stage exists only when a local one is needed there, or it joins a following pipe
 existing ``sync.barrier`` at a boundary is that boundary's cluster barrier: kept in place, fenced
 by ``sync.sched_barrier`` and made ``local`` when needed (a barrier at the top of a loop body
 moves to its end, where the wrap-around barrier goes). ``setprio`` is emitted where the priority
-changes (a stage without one runs at 0). Between back-to-back pipelines the postlude/prelude pair
+changes (a stage without one runs at 0; a first flat stage that does no work gets none). Between back-to-back pipelines the postlude/prelude pair
 is left out (:mod:`.chains` decides).
 """
 
@@ -33,7 +33,7 @@ from xdsl.ir import Operation
 
 from tilesched.ir.blocks import insert_after, insert_before
 from tilesched.ir.sync import make_barrier, make_cond_barrier, make_sched_barrier, make_setprio
-from tilesched.transforms.warp_pipeline.stages import Pipeline
+from tilesched.transforms.warp_pipeline.stages import Pipeline, _does_work
 
 
 @dataclass
@@ -51,6 +51,8 @@ def lower(plan: Plan) -> None:
     """Rewrite the pipeline in place (borders removed)."""
     pipeline = plan.pipeline
     priorities = [stage.priority or 0 for stage in pipeline.stages]
+    if not pipeline.circular and not any(_does_work(op) for op in pipeline.stages[0].ops):
+        priorities[0] = 0  # a first flat stage doing nothing: no setprio just to undo it
     prioritized = any(priorities)
     if plan.prelude:
         insert_before(pipeline.first_op(), [make_barrier(local=True), make_cond_barrier("high")])

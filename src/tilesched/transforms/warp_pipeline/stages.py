@@ -55,6 +55,7 @@ class Pipeline:
     loop: scf.ForOp | None = None
     boundary: dict[int, list[Operation]] = field(default_factory=dict)
     top: list[Operation] = field(default_factory=list)  # loop: sync ops before stage 0's work
+    loose: list[Operation] = field(default_factory=list)  # loop: index math after the last border
 
     @property
     def n(self) -> int:
@@ -123,6 +124,9 @@ def _loop_pipeline(loop: scf.ForOp, ops: list[Operation]) -> Pipeline:
         borders.append(None)
         trailing = []
     pipeline = Pipeline(loop.body.block, [], loop)
+    # index math after the last border is no stage of its own: it runs with the last stage
+    pipeline.loose = [op for op in trailing
+                      if not op.name.startswith("sync.") and not isinstance(op, scf.YieldOp)]
     n = len(segments)
     for k, (segment, border) in enumerate(zip(segments, borders, strict=True)):
         head, body, tail = _split_sync(segment)

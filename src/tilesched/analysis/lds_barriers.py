@@ -1,9 +1,12 @@
-"""insert-sync for barrier targets (AMD): ``sync.barrier {local}`` before conflicting LDS accesses.
+"""Where barrier targets (AMD) need ``sync.barrier {local}``: before accesses that conflict with LDS
+accesses not yet made visible. Used by ``insert-sync`` and by ``warp-pipeline`` (for the code
+around its pipelines); each inserts the barriers at the points found here.
 
-Ops on the LDS unit complete asynchronously until the issuer group's next
-``local`` barrier (their LDS *and* register accesses), and both issuer groups
-run the program. So an access that conflicts (same buffer, overlapping regions,
-at least one write) with an access of an LDS op made since the last local
+Both issuer groups run the program. An LDS op's accesses to shared memory (LDS) are visible to
+the other group only after a ``local`` barrier; its accesses to private memory (registers) complete
+for its own group when the group next touches them (the hardware's per-wave ``s_waitcnt``,
+DESIGN.md §4), so they need no barrier. So an access that conflicts (same buffer, overlapping
+regions, at least one write) with a shared-memory access of an LDS op made since the last local
 barrier needs a local barrier first. This
 is the shared-memory barrier analysis of Triton's Membar pass: a forward walk
 keeping the set of LDS accesses since the last barrier; a conditional's set is
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import scf
+from xdsl.dialects import func, scf
 from xdsl.ir import Block, Operation
 
 from tilesched.analysis.affine import Affine, Mod
@@ -31,9 +34,8 @@ from tilesched.analysis.dependence import distance_limit, kind_of, min_conflict_
 from tilesched.analysis.effects import Access, effects_of
 from tilesched.analysis.regions import Region
 from tilesched.analysis.units import unit_kind
-from tilesched.analysis.warp_regions import span_accesses, warp_span_end
-from tilesched.ir.blocks import body_ops, insert_before
-from tilesched.ir.sync import make_local_barrier
+from tilesched.analysis.warp_regions import is_private, span_accesses, warp_span_end
+from tilesched.ir.blocks import body_ops
 from tilesched.target.model import Target
 
 
@@ -49,12 +51,17 @@ class Carried:
 Pending = tuple[Access | Carried, ...]
 
 
-def sync_barriers(block: Block, target: Target) -> None:
-    """Insert local barriers in ``block`` (a function body)."""
-    _walk(block, (), target, apply=True)
+def local_barrier_points(block: Block, target: Target) -> list[Operation]:
+    """The ops of ``block`` (a function body, nested blocks included) before which a local
+    barrier goes, in walk order."""
+    points: list[Operation] = []
+    _walk(block, (), target, points)
+    return points
 
 
-def _walk(block: Block, pending: Pending, target: Target, apply: bool) -> Pending:
+def _walk(block: Block, pending: Pending, target: Target, apply: list | None) -> Pending:
+    """The pending set after ``block``; with ``apply`` (a list), the barrier points found are
+    appended to it (each block is walked with it once; fixed-point walks pass None)."""
     ops, skip = body_ops(block), 0
     for index, op in enumerate(ops):
         if index < skip:
@@ -64,6 +71,8 @@ def _walk(block: Block, pending: Pending, target: Target, apply: bool) -> Pendin
             pending, skip = _warp_span(ops[index:end + 1], pending, target, apply), end + 1
         elif isinstance(op, scf.ForOp):
             pending = _walk_loop(op, pending, target, apply)
+        elif isinstance(op, scf.WhileOp):
+            pending = _walk_while(op, pending, target, apply)
         elif op.regions:
             exits = [_walk(inner, pending, target, apply)
                      for region in op.regions for inner in region.blocks]
@@ -75,35 +84,53 @@ def _walk(block: Block, pending: Pending, target: Target, apply: bool) -> Pendin
         else:
             accesses = tuple(effects_of(op).accesses)
             if accesses and _conflicts(accesses, pending):
-                if apply:
-                    insert_before(op, [make_local_barrier()])
+                if apply is not None:
+                    apply.append(op)
                 pending = ()
-            if unit_kind(op, target)[1] == "lds":
-                pending = pending + accesses  # completes only at the next local barrier
+            # visible to the other group at a local barrier (a callee may run LDS ops)
+            if unit_kind(op, target)[1] == "lds" or isinstance(op, func.CallOp):
+                pending = pending + tuple(a for a in accesses if not is_private(a.region))
     return pending
 
 
-def _warp_span(span: list, pending: Pending, target: Target, apply: bool) -> Pending:
+def _warp_span(span: list, pending: Pending, target: Target, apply: list | None) -> Pending:
     """A warp-pipelined span: a local barrier before it if it conflicts with pending accesses."""
-    accesses = span_accesses(span, target)
+    accesses = span_accesses(span)
     if _conflicts(accesses, pending):
-        if apply:
-            insert_before(span[0], [make_local_barrier()])
+        if apply is not None:
+            apply.append(span[0])
         pending = ()
     return pending + accesses
 
 
-def _walk_loop(loop: scf.ForOp, pending: Pending, target: Target, apply: bool) -> Pending:
-    """Fixed point of the loop body's entry set, then one walk that inserts barriers."""
+def _walk_loop(loop: scf.ForOp, pending: Pending, target: Target, apply: list | None) -> Pending:
+    """Fixed point of the loop body's entry set, then one walk that finds the barriers."""
     entry, carry = pending, _carrier(loop)
     for _ in range(4):
-        exit_set = _walk(loop.body.block, entry, target, apply=False)
+        exit_set = _walk(loop.body.block, entry, target, None)
         merged = _union(entry, tuple(carry(a) for a in exit_set))
         if len(merged) == len(entry):
             break
         entry = merged
     exit_set = _walk(loop.body.block, entry, target, apply)
     return _union(pending, exit_set)  # zero trips leave the set before the loop
+
+
+def _walk_while(loop: scf.WhileOp, pending: Pending, target: Target,
+                apply: list | None) -> Pending:
+    """An ``scf.while``: rounds of its before and after regions, to a fixed point of the entry
+    set (accesses of earlier rounds compared as if in the same one: conservative); it exits
+    after a before region."""
+    before, after = loop.before_region.blocks[0], loop.after_region.blocks[0]
+    entry = pending
+    for _ in range(4):
+        merged = _union(entry, _walk(after, _walk(before, entry, target, None), target, None))
+        if len(merged) == len(entry):
+            break
+        entry = merged
+    leaving = _walk(before, entry, target, apply)
+    _walk(after, leaving, target, apply)
+    return leaving
 
 
 def _union(a: Pending, b: Pending) -> Pending:
