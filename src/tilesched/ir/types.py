@@ -39,6 +39,15 @@ def element_bytes(memref: MemRefType) -> int:
     raise VerifyException(f"unsupported element type {element}")
 
 
+def memref_type_error(memref: MemRefType) -> str | None:
+    """Why tilesched cannot hold ``memref``'s elements (an element type with no size or numpy
+    storage: ``f8E4M3FN``, ``tf32``, ``complex<f32>``, ``index``, ``vector<4xf32>``...), or None."""
+    if element_type_name(memref) in NUMPY_DTYPES:
+        return None
+    return (f"element type {memref.element_type} of {memref} is not supported; use one of "
+            + ", ".join(NUMPY_DTYPES))
+
+
 def element_type_name(memref: MemRefType) -> str:
     """``f16``, ``f32``, ``i8``, ... as written in MLIR."""
     return str(memref.element_type)
