@@ -11,7 +11,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from tilesched import output_files
 from tilesched.diagnostics import TileschedErrors
-from tilesched.ir import parse_file, verify_module
+from tilesched.input_files import DEFAULT_MAX_INPUT_BYTES, read_text
+from tilesched.ir import parse_text, verify_module
 from tilesched.target import Target, builtin_target_names, load_target
 
 
@@ -20,14 +21,34 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                         help="target name (" + ", ".join(builtin_target_names())
                         + ") or path to a target .toml (default: ascend-a2)")
     parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    add_input_limit_option(parser)
+
+
+def add_input_limit_option(parser: argparse.ArgumentParser) -> None:
+    """``--max-input-bytes N``: the most bytes one input file (or standard input) may have."""
+    parser.add_argument("--max-input-bytes", type=byte_size, default=None, metavar="N",
+                        help="most bytes an input file or standard input may have, e.g. 256M "
+                             f"(default {DEFAULT_MAX_INPUT_BYTES >> 20}M)")
 
 
 def load_verified(path: str, target: Target) -> ModuleOp:
     """Parse ``path`` and verify it against ``target`` (and its fusion annotations); errors are
     located and exit 2."""
+    return read_verified(path, target)[1]
+
+
+def read_verified(path: str, target: Target) -> tuple[str, ModuleOp]:
+    """:func:`load_verified` that also returns the text read (``path`` is read once: it may be
+    standard input)."""
+    text = read_text(path)
+    return text, verified(parse_text(text, "<stdin>" if path == "-" else path), target)
+
+
+def verified(module: ModuleOp, target: Target) -> ModuleOp:
+    """``module`` once it passes the verifier against ``target`` and its fusion annotations'
+    checks (located errors, exit 2)."""
     from tilesched.transforms.fuse_tiles.annotations import annotation_errors
 
-    module = parse_file(path)
     verify_module(module, target)
     errors = annotation_errors(module)
     if errors:

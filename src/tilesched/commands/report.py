@@ -17,13 +17,13 @@ from tilesched import output_files
 from tilesched.commands.common import (
     add_common_arguments,
     add_force_option,
-    load_verified,
+    read_verified,
     target_from_args,
     write_output,
 )
 from tilesched.commands.sim import add_arg_option
 from tilesched.diagnostics import TileschedError
-from tilesched.ir import parse_text, print_module, verify_module
+from tilesched.ir import print_module, verify_module
 from tilesched.report.html import RunInput, report_html
 from tilesched.report.html.listing import listing, mark_changes, relocate
 from tilesched.sim.engine import simulate
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     pipeline = parse_pass_pipeline(args.pipeline) if args.pipeline.strip() else []
     output_files.check_output(args.output, [args.file], args.force)
     values = parse_arg_values(args.arg)
-    text, module = _load(args.file, target)
+    text, module = read_verified(args.file, target)
     listings = [listing(_display_name(args.file), text)]
     runs = [_simulate("before" if pipeline else "program", args, module, target, values, 0, None)]
     diagnostics: list[str] = []
@@ -90,17 +90,6 @@ def run(args: argparse.Namespace) -> int:
     final = runs[-1].result
     _print_summary(args, runs, len(page.encode()))
     return 0 if final.ok else 1
-
-
-def _load(path: str, target):
-    """The input's text (for the listing) and its verified module."""
-    if path == "-":
-        text = sys.stdin.read()
-        module = parse_text(text, "<stdin>")
-        verify_module(module, target)
-        return text, module
-    module = load_verified(path, target)
-    return pathlib.Path(path).read_text(), module
 
 
 def _simulate(label: str, args, module, target, values, listing_index: int, origins) -> RunInput:
