@@ -46,6 +46,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Lower both programs, compare them; 0 when equivalent, 1 otherwise."""
+    if args.a == "-" and args.b == "-":
+        raise TileschedError("A and B are both standard input ('-'); it can be read once: "
+                             "give at least one of them as a file")
     target = target_from_args(args)
     reference = lower_file(args.a, target, args, strict_args=False)
     candidate = lower_file(args.b, target, args, strict_args=False)

@@ -9,6 +9,7 @@ violations, 1 when it is faulty (the report is written either way), 2 on bad inp
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import pathlib
 import sys
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("-p", "--pipeline", default="", metavar="PIPELINE",
                         help="pass pipeline to run first; the report shows before and after")
     parser.add_argument("-o", "--output", required=True, metavar="OUT.html",
-                        help="the HTML file to write")
+                        help="the HTML file to write ('-': standard output)")
     add_arg_option(parser)
     parser.add_argument("--function", metavar="NAME", help="function to simulate (default: the first)")
     add_force_option(parser)
@@ -114,9 +115,12 @@ def _after_name(path: str) -> str:
 
 
 def _print_summary(args, runs: list[RunInput], size: int) -> None:
-    """One line per run (or ``--json``), then where the report went."""
+    """One line per run (or ``--json``), then where the report went (on standard error when
+    the page went to standard output, ``-o -``)."""
+    out = sys.stderr if args.output == output_files.STDOUT else sys.stdout
+    print_ = functools.partial(print, file=out)
     if args.json:
-        print(json.dumps({"output": args.output, "bytes": size, "runs": [
+        print_(json.dumps({"output": args.output, "bytes": size, "runs": [
             {"label": r.label, "cycles": r.result.cycles, "bound": r.result.bound,
              "sync_ops": r.result.sync_ops, "races": len(r.result.races),
              "deadlock": r.result.deadlock is not None, "violations": len(r.result.violations),
@@ -127,6 +131,7 @@ def _print_summary(args, runs: list[RunInput], size: int) -> None:
         verdict = "ok" if res.ok else (f"FAULTY ({len(res.races)} races, "
                                        f"{'deadlock, ' if res.deadlock else ''}"
                                        f"{len(res.violations)} violations)")
-        print(f"{r.label:8} cycles {res.cycles}  bound {res.bound}  sync ops {res.sync_ops}  "
-              f"{verdict}")
-    print(f"wrote {args.output} ({size / 1e6:.2f} MB)")
+        print_(f"{r.label:8} cycles {res.cycles}  bound {res.bound}  sync ops {res.sync_ops}  "
+               f"{verdict}")
+    where = "standard output" if args.output == output_files.STDOUT else args.output
+    print_(f"wrote {where} ({size / 1e6:.2f} MB)")

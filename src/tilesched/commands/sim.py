@@ -23,7 +23,7 @@ from tilesched.commands.common import (
 )
 from tilesched.diagnostics import TileschedError
 from tilesched.ir.text import location_of
-from tilesched.output_files import check_output
+from tilesched.output_files import STDOUT, check_output
 from tilesched.report import progress
 from tilesched.report.chrome_trace import write_chrome_trace
 from tilesched.report.sim_json import sim_json
@@ -45,7 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("file", metavar="FILE", help=".mlir input ('-' for standard input)")
     add_arg_option(parser)
     parser.add_argument("--trace", metavar="OUT.json",
-                        help="write a Chrome trace-event file (open it in Perfetto)")
+                        help="write a Chrome trace-event file (open it in Perfetto; '-': standard "
+                             "output, the summary then goes to standard error)")
     add_force_option(parser)
     parser.add_argument("--function", metavar="NAME", help="function to simulate (default: the first)")
     parser.add_argument("--full", action="store_true",
@@ -110,12 +111,13 @@ def run(args: argparse.Namespace) -> int:
     if args.trace:
         write_chrome_trace(result, args.trace)
     spans = runner.p.spans
+    out = sys.stderr if args.trace == STDOUT else sys.stdout  # the trace took standard output
     if args.json:
-        print(json.dumps({**sim_json(result), "fused_spans": spans}, indent=2))
+        print(json.dumps({**sim_json(result), "fused_spans": spans}, indent=2), file=out)
     else:
-        print(sim_table(result, f"tilesched sim {args.file}"), end="")
+        print(sim_table(result, f"tilesched sim {args.file}"), end="", file=out)
         if spans:
-            print(f"fused spans executed: {spans}")
+            print(f"fused spans executed: {spans}", file=out)
     return 0 if result.ok else 1
 
 

@@ -157,7 +157,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
     """Outputs must not overwrite an input kernel; the plot must be a .png."""
     for option, out in (("--results", args.results), ("--plot", args.plot)):
         if out:
-            check_output(out, args.files, option=option, force_option=None)
+            check_output(out, args.files, option=option, force_option=None, stdout=False)
     if args.plot and not args.plot.endswith(".png"):
         raise TileschedError(f"--plot writes PNG: '{args.plot}' must end in .png")
 

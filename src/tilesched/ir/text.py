@@ -179,7 +179,7 @@ def parse_text(text: str, filename: str = "<stdin>", fast_path: bool = True) -> 
     comparisons in tests and benchmarks). A leading byte-order mark is ignored."""
     text = text.removeprefix("\ufeff")
     if not re.sub(r"//[^\n]*", "", text).strip():
-        return ModuleOp([])  # like mlir-opt, an empty file is an empty module
+        return _located(ModuleOp([]), filename)  # like mlir-opt, an empty file is an empty module
     parser = None
     try:
         with paused_gc():  # 50k ops: full collections over the growing IR took 20% of the time
@@ -196,6 +196,15 @@ def parse_text(text: str, filename: str = "<stdin>", fast_path: bool = True) -> 
                              _current_location(parser, filename)) from None
     if not isinstance(module, ModuleOp):
         raise TileschedError("expected a builtin.module at top level", filename)
+    return _located(module, filename)
+
+
+def _located(module: ModuleOp, filename: str) -> ModuleOp:
+    """``module`` located at the start of its file when the text did not write a module (an
+    error about the whole module, "no function with a body to simulate", then names the
+    file)."""
+    if not isinstance(module.location, FileLineColLoc):
+        module.location = FileLineColLoc(StringAttr(filename), IntAttr(1), IntAttr(1))
     return module
 
 

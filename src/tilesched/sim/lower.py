@@ -762,7 +762,7 @@ def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
         functions = [f for f in functions if f.sym_name.data == name]
     if not functions:
         what = f"function @{name}" if name else "function with a body"
-        raise TileschedError(f"no {what} to simulate")
+        raise TileschedError(f"no {what} to simulate", location_of(module))
     return functions[0]
 
 
