@@ -19,7 +19,7 @@ import stat
 import sys
 from typing import BinaryIO
 
-from tilesched.diagnostics import TileschedError
+from tilesched.diagnostics import Location, TileschedError
 
 DEFAULT_MAX_INPUT_BYTES = 64 << 20
 _CHUNK = 1 << 16
@@ -44,7 +44,7 @@ def read_text(path: str, what: str = "") -> str:
     name = "<stdin>" if path == "-" else path
     label = f"{what} '{name}'" if what else f"'{name}'"
     if path == "-":
-        return _read(sys.stdin.buffer, label)
+        return _read(sys.stdin.buffer, label, name, what)
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -58,12 +58,12 @@ def read_text(path: str, what: str = "") -> str:
                              f"the limit of {_limit:,} (--max-input-bytes)")
     try:
         with open(path, "rb") as file:
-            return _read(file, label)
+            return _read(file, label, name, what)
     except OSError as err:
         raise TileschedError(f"cannot read {label}: {err.strerror or err}") from None
 
 
-def _read(file: BinaryIO, label: str) -> str:
+def _read(file: BinaryIO, label: str, name: str, what: str) -> str:
     """Read ``file`` chunk by chunk, stopping at the first sign it is not text or too long."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     parts: list[str] = []
@@ -72,13 +72,18 @@ def _read(file: BinaryIO, label: str) -> str:
         chunk = file.read(min(_CHUNK, _limit + 1 - offset))
         if not chunk:
             break
-        if (nul := chunk.find(b"\0")) >= 0:
-            raise TileschedError(f"cannot read {label}: not text (a NUL byte at byte {offset + nul})")
+        nul = chunk.find(b"\0")
         try:
             parts.append(decoder.decode(chunk))
         except UnicodeDecodeError as err:
-            raise TileschedError(f"cannot read {label}: not UTF-8 text (byte "
-                                 f"{offset + max(err.start, 0)})") from None
+            if not 0 <= nul < err.start:
+                raise TileschedError(f"cannot read {label}: not UTF-8 text (byte "
+                                     f"{offset + max(err.start, 0)})") from None
+        if nul >= 0:
+            before = "".join(parts[:-1]) + chunk[:nul].decode(errors="replace")
+            where = Location(name, before.count("\n") + 1, len(before) - before.rfind("\n"))
+            raise TileschedError(f"{what or 'input'} is not text: a NUL byte (byte "
+                                 f"{offset + nul})", where)
         offset += len(chunk)
         if offset > _limit:
             raise TileschedError(f"cannot read {label}: more than the limit of {_limit:,} bytes "

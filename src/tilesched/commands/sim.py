@@ -29,7 +29,8 @@ from tilesched.report.chrome_trace import write_chrome_trace
 from tilesched.report.sim_json import sim_json
 from tilesched.report.sim_table import sim_table
 from tilesched.sim.engine import Engine, FullRun, run_engine
-from tilesched.sim.lower import find_function, lower_module, parse_arg_values
+from tilesched.sim.lower import Lowering, find_function, lower_module, parse_arg_values
+from tilesched.sim.op_estimate import least_ops, refusal
 from tilesched.sim.stream import stream_module
 from tilesched.sim.trace import TraceError
 
@@ -128,6 +129,7 @@ def _runner(args: argparse.Namespace, target) -> Engine | FullRun:
     (``FullRun`` may lower it twice)."""
     show = progress.SimProgress if progress.wanted(args.json) else None
     module = load_verified(args.file, target)
+    check_max_ops(module, target, args, steady=not args.full)
 
     def make_program():
         return stream_parsed(module, args.file, target, args, args.max_ops)
@@ -137,6 +139,17 @@ def _runner(args: argparse.Namespace, target) -> Engine | FullRun:
     engine = Engine(make_program(), record=bool(args.trace), steady=not args.full)
     engine.progress = show(engine.p) if show else None
     return engine
+
+
+def check_max_ops(module, target, args: argparse.Namespace, steady: bool) -> None:
+    """Refuse before the run a program that simulates more than ``--max-ops`` ops one by one
+    for certain (nested trip counts multiplied: ``sim/op_estimate.py``), naming the loop."""
+    lowering = Lowering(target, parse_arg_values(args.arg))
+    lowering.function(find_function(module, args.function))
+    estimate = least_ops(lowering, find_function(module, args.function), args.max_ops, steady)
+    if estimate.ops > args.max_ops:
+        mode = "simulating every iteration" if not steady else "simulating it"
+        raise refusal(estimate, args.max_ops, mode)
 
 
 def _has_loops(module, function: str | None) -> bool:

@@ -1,2 +1,0 @@
-builtin.module {
-}

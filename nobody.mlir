@@ -1,1 +1,0 @@
-func.func private @f()
