@@ -44,7 +44,10 @@ def read_text(path: str, what: str = "") -> str:
     name = "<stdin>" if path == "-" else path
     label = f"{what} '{name}'" if what else f"'{name}'"
     if path == "-":
-        return _read(sys.stdin.buffer, label, name, what)
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream put in its place (tests, embedding programs)
+            stream = _Encoded(sys.stdin)
+        return _read(stream, label, name, what)
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -61,6 +64,16 @@ def read_text(path: str, what: str = "") -> str:
             return _read(file, label, name, what)
     except OSError as err:
         raise TileschedError(f"cannot read {label}: {err.strerror or err}") from None
+
+
+class _Encoded:
+    """A text stream read as UTF-8 bytes (``read(n)``: about ``n`` bytes)."""
+
+    def __init__(self, text_stream):
+        self.text_stream = text_stream
+
+    def read(self, n: int) -> bytes:
+        return self.text_stream.read(max(1, n // 4)).encode()
 
 
 def _read(file: BinaryIO, label: str, name: str, what: str) -> str:

@@ -56,6 +56,41 @@ def verified(module: ModuleOp, target: Target) -> ModuleOp:
     return module
 
 
+def add_memory_option(parser: argparse.ArgumentParser) -> None:
+    """``--max-memory N``: the most memory a command that keeps every simulated op may plan to
+    use (``sim/op_estimate.py``)."""
+    from tilesched.sim.op_estimate import DEFAULT_MAX_MEMORY
+
+    parser.add_argument("--max-memory", type=byte_size, default=DEFAULT_MAX_MEMORY, metavar="N",
+                        help="refuse before the run a program whose simulated ops would need more "
+                             "than N bytes, e.g. 4G (default "
+                             f"{DEFAULT_MAX_MEMORY >> 30}G: peak memory under ~1.5 GB)")
+
+
+def check_run_size(modules: list[ModuleOp], target: Target, args: argparse.Namespace,
+                   command: str, steady: bool = False, already: int = 0) -> int:
+    """Refuse, before the run, programs whose ops ``command`` keeps in memory (all of
+    ``modules`` together, after ``already`` ops of programs checked before) would need more
+    than ``--max-memory`` (nested trip counts multiplied; located at the loop responsible).
+    Returns the ops estimated, ``already`` included."""
+    from tilesched.sim.lower import Lowering, find_function, parse_arg_values
+    from tilesched.sim.op_estimate import least_ops, memory_refusal, ops_within
+
+    issuers = len(target.issuers)
+    limit_ops = ops_within(command, issuers, args.max_memory)
+    before = already  # ops of the programs already estimated
+    for module in modules:
+        lowering = Lowering(target, parse_arg_values(args.arg), strict_args=False)
+        function = find_function(module, args.function)
+        lowering.function(function)
+        estimate = least_ops(lowering, function, limit_ops - before, steady)
+        estimate.ops += before
+        if (refusal := memory_refusal(estimate, command, issuers, args.max_memory)) is not None:
+            raise refusal
+        before = estimate.ops
+    return before
+
+
 def target_from_args(args: argparse.Namespace) -> Target:
     return load_target(args.target)
 

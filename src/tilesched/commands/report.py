@@ -18,6 +18,8 @@ from tilesched import output_files
 from tilesched.commands.common import (
     add_common_arguments,
     add_force_option,
+    add_memory_option,
+    check_run_size,
     read_verified,
     target_from_args,
     write_output,
@@ -29,6 +31,7 @@ from tilesched.report.html import RunInput, report_html
 from tilesched.report.html.listing import listing, mark_changes, relocate
 from tilesched.sim.engine import simulate
 from tilesched.sim.lower import find_function, lower_module, parse_arg_values
+from tilesched.sim.op_estimate import ops_within
 from tilesched.sim.trace import TraceError
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
@@ -52,6 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_arg_option(parser)
     parser.add_argument("--function", metavar="NAME", help="function to simulate (default: the first)")
     add_force_option(parser)
+    add_memory_option(parser)
     add_common_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -63,8 +67,11 @@ def run(args: argparse.Namespace) -> int:
     output_files.check_output(args.output, [args.file], args.force)
     values = parse_arg_values(args.arg)
     text, module = read_verified(args.file, target)
+    planned = check_run_size([module], target, args, "report")
     listings = [listing(_display_name(args.file), text)]
-    runs = [_simulate("before" if pipeline else "program", args, module, target, values, 0, None)]
+    room = ops_within("report", len(target.issuers), args.max_memory)  # bounds known in the run
+    runs = [_simulate("before" if pipeline else "program", args, module, target, values, 0, None,
+                      room)]
     diagnostics: list[str] = []
     if pipeline:
         printed = print_module(module)
@@ -80,8 +87,11 @@ def run(args: argparse.Namespace) -> int:
         name = _after_name(args.file)
         after, after_text, origins = relocate(module, name)
         verify_module(after, target)
+        check_run_size([after], target, args, "report", already=planned)
         listings.append(listing(name, after_text, mark_changes(printed, after_text)))
-        runs.append(_simulate("after", args, after, target, values, 1, origins))
+        kept = runs[0].trace.op_count() // len(target.issuers)
+        runs.append(_simulate("after", args, after, target, values, 1, origins,
+                              max(1, room - kept)))
     meta = {"tool": "tilesched report", "file": _display_name(args.file), "target": target.name,
             "pipeline": args.pipeline.strip() or None,
             "function": find_function(module, args.function).sym_name.data,
@@ -93,10 +103,11 @@ def run(args: argparse.Namespace) -> int:
     return 0 if final.ok else 1
 
 
-def _simulate(label: str, args, module, target, values, listing_index: int, origins) -> RunInput:
-    """Lower and simulate one program with recording on."""
+def _simulate(label: str, args, module, target, values, listing_index: int, origins,
+              max_ops: int) -> RunInput:
+    """Lower (at most ``max_ops`` ops) and simulate one program with recording on."""
     try:
-        trace = lower_module(module, target, values, args.function)
+        trace = lower_module(module, target, values, args.function, max_ops=max_ops)
     except TraceError as err:
         raise TileschedError(str(err), args.file) from None
     return RunInput(label, trace, simulate(trace, record=True), listing_index, origins)

@@ -18,6 +18,8 @@ from xdsl.dialects import scf
 from tilesched.commands.common import (
     add_common_arguments,
     add_force_option,
+    add_memory_option,
+    check_run_size,
     load_verified,
     target_from_args,
 )
@@ -29,7 +31,13 @@ from tilesched.report.chrome_trace import write_chrome_trace
 from tilesched.report.sim_json import sim_json
 from tilesched.report.sim_table import sim_table
 from tilesched.sim.engine import Engine, FullRun, run_engine
-from tilesched.sim.lower import Lowering, find_function, lower_module, parse_arg_values
+from tilesched.sim.lower import (
+    MAX_OPS,
+    Lowering,
+    find_function,
+    lower_module,
+    parse_arg_values,
+)
 from tilesched.sim.op_estimate import least_ops, refusal
 from tilesched.sim.stream import stream_module
 from tilesched.sim.trace import TraceError
@@ -49,6 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="write a Chrome trace-event file (open it in Perfetto; '-': standard "
                              "output, the summary then goes to standard error)")
     add_force_option(parser)
+    add_memory_option(parser)
     parser.add_argument("--function", metavar="NAME", help="function to simulate (default: the first)")
     parser.add_argument("--full", action="store_true",
                         help="simulate every iteration of every loop (no steady-state "
@@ -77,11 +86,15 @@ def add_arg_option(parser: argparse.ArgumentParser) -> None:
                         help="value of a scalar function argument (repeatable), e.g. --arg n=16")
 
 
-def lower_file(path: str, target, args: argparse.Namespace, strict_args: bool = True):
-    """Parse, verify and lower one file (bad input raises a located TileschedError)."""
-    module = load_verified(path, target)
+def lower_file(path: str, target, args: argparse.Namespace, strict_args: bool = True,
+               module=None, max_ops: int = MAX_OPS):
+    """Parse, verify (unless ``module`` is ``path`` already verified) and lower one file into at
+    most ``max_ops`` ops (bad input raises a located TileschedError)."""
+    if module is None:
+        module = load_verified(path, target)
     try:
-        return lower_module(module, target, parse_arg_values(args.arg), args.function, strict_args)
+        return lower_module(module, target, parse_arg_values(args.arg), args.function, strict_args,
+                            max_ops)
     except TraceError as err:
         raise TileschedError(str(err), path) from None
 
@@ -129,7 +142,10 @@ def _runner(args: argparse.Namespace, target) -> Engine | FullRun:
     (``FullRun`` may lower it twice)."""
     show = progress.SimProgress if progress.wanted(args.json) else None
     module = load_verified(args.file, target)
-    check_max_ops(module, target, args, steady=not args.full)
+    steady = not args.full and not args.trace  # a recorded run simulates every op
+    check_max_ops(module, target, args, steady)
+    if args.trace:
+        check_run_size([module], target, args, "sim --trace")
 
     def make_program():
         return stream_parsed(module, args.file, target, args, args.max_ops)

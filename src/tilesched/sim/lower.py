@@ -767,7 +767,8 @@ def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
 
 
 def lower_module(module: ModuleOp, target: Target, args: dict[str, int | float] | None = None,
-                 function: str | None = None, strict_args: bool = True) -> Trace:
+                 function: str | None = None, strict_args: bool = True,
+                 max_ops: int = MAX_OPS) -> Trace:
     """Unroll ``module``'s function into a trace for ``target`` (see the module docstring).
 
     With ``strict_args`` an ``args`` entry the function does not take is an error (a typo in
@@ -775,7 +776,7 @@ def lower_module(module: ModuleOp, target: Target, args: dict[str, int | float] 
     """
     lowering = Lowering(target, args or {}, strict_args)
     lowering.function(find_function(module, function))
-    return lowering.trace()
+    return lowering.trace(max_ops)
 
 
 def parse_arg_values(items: list[str] | None) -> dict[str, int | float]:

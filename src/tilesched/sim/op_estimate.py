@@ -140,3 +140,46 @@ def refusal(estimate: Estimate, limit: int, mode: str) -> TileschedError:
         f"this loop runs {estimate.loop_trips:,} iterations{nested}: {mode} would take at least "
         f"{estimate.loop_ops:,} ops, more than --max-ops {limit:,}{program} (raise --max-ops, "
         "or lower the trip count)", location_of(estimate.loop))
+
+
+# Peak memory per simulated op (and issuer group) of the commands that keep every op, measured
+# with /usr/bin/time -v on loops of 100k-400k load/store ops (benchmarks/bench_limits.py), rounded
+# up with a margin for ops with more operands, sync ops and findings: ``report`` records the
+# timeline and builds the page (1.4 KB measured), ``equiv`` unrolls and runs both programs
+# (0.8 KB per op of A or B), ``sim --trace`` records the timeline and writes it (0.8 KB).
+BYTES_PER_OP = {"report": 2048, "equiv": 1024, "sim --trace": 1024}
+DEFAULT_MAX_MEMORY = 1 << 30  # estimated bytes of per-op data: peak RSS stays under ~1.5 GB
+
+
+def ops_within(command: str, issuers: int, limit: int) -> int:
+    """The most ops ``command`` may keep within ``limit`` bytes (the guard during the run, for
+    programs whose trip counts are known only then)."""
+    return max(1, limit // (BYTES_PER_OP[command] * issuers))
+
+
+def memory_refusal(estimate: Estimate, command: str, issuers: int, limit: int,
+                   option: str = "--max-memory") -> TileschedError | None:
+    """The located refusal of a run whose per-op data (``estimate.ops`` ops kept by ``command``
+    for each of ``issuers`` issuer groups) would need more than ``limit`` bytes, or None."""
+    per_op = BYTES_PER_OP[command] * issuers
+    need = estimate.ops * per_op
+    if need <= limit:
+        return None
+    how = f"more than {option} {_size(limit)} (raise {option}, or lower the trip count)"
+    if estimate.loop is None:
+        return TileschedError(f"{command} keeps every op in memory: about {_size(need)} for "
+                              f"{estimate.ops:,} ops, {how}")
+    nested = f" (with the {estimate.nested} loop(s) nested in it)" if estimate.nested else ""
+    program = (f" (the whole run: {_size(need)} for {estimate.ops:,})"
+               if estimate.ops > estimate.loop_ops else "")
+    return TileschedError(
+        f"this loop runs {estimate.loop_trips:,} iterations{nested}: {command} keeps every op "
+        f"in memory, about {_size(estimate.loop_ops * per_op)} for its {estimate.loop_ops:,} "
+        f"ops{program}, {how}", location_of(estimate.loop))
+
+
+def _size(n: int) -> str:
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}"
+    return f"{n} bytes"
