@@ -55,7 +55,7 @@ from tilesched.ir.tile import (
     TileOp,
     ViewOp,
 )
-from tilesched.ir.types import memory_space, memref_shape
+from tilesched.ir.types import memory_space, memref_shape, scalar_value_error
 from tilesched.sim.program import ENTER, EXIT, ITER
 from tilesched.sim.replay import LoopReplay
 from tilesched.sim.trace import Access, Buffer, MachineModel, Trace, TraceOp, UnitSpec
@@ -673,6 +673,13 @@ def _argument_value(name: str, value: int | float, type_, fn: func.FuncOp) -> in
     if isinstance(type_, IndexType | IntegerType) and not isinstance(value, int):
         raise TileschedError(f"--arg {name}={value}: %{name} of @{fn.sym_name.data} is {type_}, "
                              "which needs an integer", location_of(fn))
+    if (problem := scalar_value_error(type_, value)) is not None:
+        raise TileschedError(f"--arg {name}={value}: %{name} of @{fn.sym_name.data}: {problem}",
+                             location_of(fn))
+    if isinstance(type_, IntegerType):  # as the machine holds it (a signless i8 200 is -56)
+        width = type_.width.data
+        return value & 1 if width == 1 else (value + (1 << (width - 1))) % (1 << width) \
+            - (1 << (width - 1))
     return float(value) if isinstance(type_, AnyFloat) else value
 
 
