@@ -37,17 +37,18 @@ def max_input_bytes() -> int:
     return _limit
 
 
-def read_text(path: str, what: str = "") -> str:
-    """The text of ``path`` (``-``: standard input), bounded and checked to be UTF-8 text; a
-    :class:`TileschedError` (exit 2) naming ``what`` (e.g. "target file") and the path
-    otherwise."""
+def read_text(path: str, what: str = "", limit: int | None = None) -> str:
+    """The text of ``path`` (``-``: standard input), bounded (``limit`` bytes, else the run's
+    ``--max-input-bytes``) and checked to be UTF-8 text; a :class:`TileschedError` (exit 2)
+    naming ``what`` (e.g. "target file") and the path otherwise."""
+    limit = _limit if limit is None else limit
     name = "<stdin>" if path == "-" else path
     label = f"{what} '{name}'" if what else f"'{name}'"
     if path == "-":
         stream = getattr(sys.stdin, "buffer", None)
         if stream is None:  # a text stream put in its place (tests, embedding programs)
             stream = _Encoded(sys.stdin)
-        return _read(stream, label, name, what)
+        return _read(stream, label, name, what, limit)
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -56,12 +57,12 @@ def read_text(path: str, what: str = "") -> str:
         raise TileschedError(f"cannot read {label}: {err.strerror or err}") from None
     if stat.S_ISDIR(mode):
         raise TileschedError(f"cannot read {label}: is a directory")
-    if stat.S_ISREG(mode) and os.stat(path).st_size > _limit:
+    if stat.S_ISREG(mode) and os.stat(path).st_size > limit:
         raise TileschedError(f"cannot read {label}: {os.stat(path).st_size:,} bytes, more than "
-                             f"the limit of {_limit:,} (--max-input-bytes)")
+                             f"the limit of {limit:,} (--max-input-bytes)")
     try:
         with open(path, "rb") as file:
-            return _read(file, label, name, what)
+            return _read(file, label, name, what, limit)
     except OSError as err:
         raise TileschedError(f"cannot read {label}: {err.strerror or err}") from None
 
@@ -76,13 +77,13 @@ class _Encoded:
         return self.text_stream.read(max(1, n // 4)).encode()
 
 
-def _read(file: BinaryIO, label: str, name: str, what: str) -> str:
+def _read(file: BinaryIO, label: str, name: str, what: str, limit: int) -> str:
     """Read ``file`` chunk by chunk, stopping at the first sign it is not text or too long."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     parts: list[str] = []
     offset = 0
     while True:
-        chunk = file.read(min(_CHUNK, _limit + 1 - offset))
+        chunk = file.read(min(_CHUNK, limit + 1 - offset))
         if not chunk:
             break
         nul = chunk.find(b"\0")
@@ -98,8 +99,8 @@ def _read(file: BinaryIO, label: str, name: str, what: str) -> str:
             raise TileschedError(f"{what or 'input'} is not text: a NUL byte (byte "
                                  f"{offset + nul})", where)
         offset += len(chunk)
-        if offset > _limit:
-            raise TileschedError(f"cannot read {label}: more than the limit of {_limit:,} bytes "
+        if offset > limit:
+            raise TileschedError(f"cannot read {label}: more than the limit of {limit:,} bytes "
                                  "(--max-input-bytes)")
     try:
         parts.append(decoder.decode(b"", final=True))

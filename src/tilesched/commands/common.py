@@ -48,9 +48,10 @@ def verified(module: ModuleOp, target: Target) -> ModuleOp:
     """``module`` once it passes the verifier against ``target`` and its fusion annotations'
     checks (located errors, exit 2)."""
     from tilesched.transforms.fuse_tiles.annotations import annotation_errors
+    from tilesched.transforms.fuse_tiles.last_use_check import last_use_errors
 
     verify_module(module, target)
-    errors = annotation_errors(module)
+    errors = annotation_errors(module) or last_use_errors(module)
     if errors:
         raise TileschedErrors(errors)
     return module

@@ -82,7 +82,7 @@ def load_target(spec: str) -> Target:
     if path.stat().st_size > MAX_TARGET_BYTES:
         raise TileschedError(f"target file '{spec}' has {path.stat().st_size:,} bytes, more than "
                              f"a target file may have ({MAX_TARGET_BYTES:,})")
-    return parse_target(read_text(str(path), "target file"), str(path))
+    return parse_target(read_text(str(path), "target file", MAX_TARGET_BYTES), str(path))
 
 
 def parse_target(text: str, filename: str = "<target>") -> Target:

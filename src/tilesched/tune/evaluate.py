@@ -32,7 +32,13 @@ from tilesched.sim.engine import simulate
 from tilesched.sim.functional import Memory, equivalent_to, run_reference
 from tilesched.sim.lower import lower_module
 from tilesched.sim.trace import TraceError
-from tilesched.target.loader import BUILTIN_DIR, builtin_target_names, load_target, parse_target
+from tilesched.target.loader import (
+    BUILTIN_DIR,
+    MAX_TARGET_BYTES,
+    builtin_target_names,
+    load_target,
+    parse_target,
+)
 from tilesched.target.model import Target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
@@ -63,7 +69,7 @@ class KernelSpec:
         load_target(target)  # validates, with a located message
         toml = BUILTIN_DIR / f"{target}.toml" if target in builtin_target_names() else target
         return cls("<stdin>" if path == "-" else path, text, target,
-                   read_text(str(toml), "target file"), tuple(sorted((args or {}).items())))
+                   read_text(str(toml), "target file", MAX_TARGET_BYTES), tuple(sorted((args or {}).items())))
 
     @property
     def key(self) -> str:
