@@ -87,9 +87,9 @@ def structural_errors(ops: list[Operation]) -> list[TileschedError]:
 
 def _memref_type_errors(op: Operation, verified: _Verified) -> list[str]:
     """Memrefs ``op`` defines (results, block arguments of its regions) whose element type
-    tilesched cannot size or store (``f8E4M3FN``, ``complex``, ``index``, ``vector``...), or
-    that a ``memref.alloc`` gives a dynamic shape: checked here, before the target's capacity
-    check and every pass and simulator that sizes buffers (issue 28)."""
+    tilesched cannot size or store (``f8E4M3FN``, ``complex``, ``index``, ``vector``...): checked
+    here, before the target's capacity check and every pass and simulator that sizes buffers
+    (issue 28). (A dynamic shape is the simulator's to refuse: passes accept it.)"""
     values = list(op.results)
     for region in op.regions:
         for block in region.blocks:
@@ -99,13 +99,11 @@ def _memref_type_errors(op: Operation, verified: _Verified) -> list[str]:
         kind = value.type
         if not isinstance(kind, MemRefType) or id(kind) in verified.types:
             continue
-        if (message := memref_type_error(kind)) is None and not (
-                isinstance(op, memref.AllocOp) and any(d < 0 for d in kind.get_shape())):
+        if (message := memref_type_error(kind)) is None:
             verified.types[id(kind)] = kind  # keep it alive: ids stay unique while cached
             continue
         what = f"%{value.name_hint}" if value.name_hint else "a buffer"
-        errors.append(f"{what}: {message}" if message else
-                      f"'memref.alloc' needs a static shape, got {kind}")
+        errors.append(f"{what}: {message}")
     return errors
 
 
@@ -347,8 +345,8 @@ def _capacity_errors(ops: list[Operation], target: Target) -> list[TileschedErro
     for op in ops:
         if isinstance(op, memref.AllocOp) and isinstance(op.memref.type, MemRefType):
             space = memory_space(op.memref.type)
-            if space in target.spaces:
-                key = (_capacity_scope(op), space)
+            if space in target.spaces and all(d >= 0 for d in op.memref.type.get_shape()):
+                key = (_capacity_scope(op), space)  # a dynamic shape has no size to add
                 used[key] += math.prod(op.memref.type.get_shape()) * element_bytes(op.memref.type)
                 first.setdefault(key, op)
     errors = []

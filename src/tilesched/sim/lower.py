@@ -223,6 +223,10 @@ class Lowering:
 
     def _new_buffer(self, name: str, type_: MemRefType, argument: bool, origin) -> View:
         """Add a root buffer of a memref type and return a view of all of it."""
+        if any(d < 0 for d in memref_shape(type_)):  # passes accept them; buffers need a size
+            where = origin if isinstance(origin, Operation) else origin.owner.parent_op()
+            raise TileschedError(f"the simulator needs static shapes: %{name} is {type_}",
+                                 location_of(where))
         shape = memref_shape(type_)
         dtype = _DTYPES.get(str(type_.element_type), "float32")
         buf = Buffer(len(self.buffers), name, shape, dtype, memory_space(type_) or "", argument)
