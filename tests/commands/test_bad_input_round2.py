@@ -317,3 +317,26 @@ def test_the_functional_mode_poisons_what_last_use_declares_dead():
     right = _trace(exp="false, false", add="true, true, false", synced=True)
     assert equivalent(plain, right).equivalent
     assert equivalent(_trace(exp="false, false", add="true, true, false"), right).equivalent
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_long_report_and_equiv_runs_show_their_phase_on_a_terminal(monkeypatch):
+    """Audit: no progress shown on the long runs of report and equiv. After PHASE_DELAY a
+    spinner names the phase; none off a terminal or with --json."""
+    from tilesched.report import progress
+
+    monkeypatch.setattr(progress, "PHASE_DELAY", 0.01)
+    terminal = _Terminal()
+    with progress.PhaseProgress("tilesched equiv", stream=terminal) as shown:
+        shown.phase("simulating B")
+        time.sleep(0.5)
+    assert "tilesched equiv:" in terminal.getvalue() and "simulating B" in terminal.getvalue()
+    for stream, json_output in ((io.StringIO(), False), (_Terminal(), True)):
+        with progress.PhaseProgress("tilesched report", json_output, stream=stream) as shown:
+            shown.phase("building the page")
+            time.sleep(0.1)
+        assert stream.getvalue() == ""

@@ -29,6 +29,7 @@ from tilesched.diagnostics import TileschedError
 from tilesched.ir import print_module, verify_module
 from tilesched.report.html import RunInput, report_html
 from tilesched.report.html.listing import listing, mark_changes, relocate
+from tilesched.report.progress import PhaseProgress
 from tilesched.sim.engine import simulate
 from tilesched.sim.lower import find_function, lower_module, parse_arg_values
 from tilesched.sim.op_estimate import ops_within
@@ -62,6 +63,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Simulate, build the page, write it atomically; 0 when correct, 1 when faulty."""
+    with PhaseProgress("tilesched report", args.json) as shown:
+        return _run(args, shown)
+
+
+def _run(args: argparse.Namespace, shown: PhaseProgress) -> int:
     target = target_from_args(args)
     pipeline = parse_pass_pipeline(args.pipeline) if args.pipeline.strip() else []
     output_files.check_output(args.output, [args.file], args.force)
@@ -71,9 +77,10 @@ def run(args: argparse.Namespace) -> int:
     listings = [listing(_display_name(args.file), text)]
     room = ops_within("report", len(target.issuers), args.max_memory)  # bounds known in the run
     runs = [_simulate("before" if pipeline else "program", args, module, target, values, 0, None,
-                      room)]
+                      room, shown)]
     diagnostics: list[str] = []
     if pipeline:
+        shown.phase("running the pipeline")
         printed = print_module(module)
         env = TileContext(target=target)
         run_pipeline(module, pipeline, env)
@@ -91,12 +98,14 @@ def run(args: argparse.Namespace) -> int:
         listings.append(listing(name, after_text, mark_changes(printed, after_text)))
         kept = runs[0].trace.op_count() // len(target.issuers)
         runs.append(_simulate("after", args, after, target, values, 1, origins,
-                              max(1, room - kept)))
+                              max(1, room - kept), shown))
     meta = {"tool": "tilesched report", "file": _display_name(args.file), "target": target.name,
             "pipeline": args.pipeline.strip() or None,
             "function": find_function(module, args.function).sym_name.data,
             "args": list(args.arg), "diagnostics": diagnostics}
+    shown.phase("building the page")
     page = report_html(f"tilesched report: {meta['file']}", runs, listings, meta)
+    shown.close()
     write_output(args.output, page, inputs=[args.file], force=args.force)
     final = runs[-1].result
     _print_summary(args, runs, len(page.encode()))
@@ -104,12 +113,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _simulate(label: str, args, module, target, values, listing_index: int, origins,
-              max_ops: int) -> RunInput:
+              max_ops: int, shown: PhaseProgress) -> RunInput:
     """Lower (at most ``max_ops`` ops) and simulate one program with recording on."""
+    shown.phase(f"lowering the {label} program" if label != "program" else "lowering")
     try:
         trace = lower_module(module, target, values, args.function, max_ops=max_ops)
     except TraceError as err:
         raise TileschedError(str(err), args.file) from None
+    shown.phase(f"simulating {trace.op_count():,} ops" + (f" ({label})" if label != "program" else ""))
     return RunInput(label, trace, simulate(trace, record=True), listing_index, origins)
 
 
