@@ -25,7 +25,7 @@ import traceback
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tilesched.diagnostics import TileschedError
+from tilesched.diagnostics import TileschedError, TileschedErrors
 from tilesched.input_files import read_text
 from tilesched.ir import parse_text, print_module, verify_module
 from tilesched.sim.engine import simulate
@@ -40,6 +40,8 @@ from tilesched.target.loader import (
     parse_target,
 )
 from tilesched.target.model import Target
+from tilesched.transforms.fuse_tiles.annotations import annotation_errors
+from tilesched.transforms.fuse_tiles.last_use_check import last_use_errors
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
 
@@ -106,6 +108,8 @@ def _prepared(kernel: KernelSpec) -> tuple[Target, Memory]:
     target = parse_target(kernel.target_text, kernel.target_name)
     module = parse_text(kernel.text, kernel.name)
     verify_module(module, target)
+    if errors := annotation_errors(module) or last_use_errors(module):  # as every command
+        raise TileschedErrors(errors)
     try:
         reference = lower_module(module, target, dict(kernel.args))
     except TraceError as err:

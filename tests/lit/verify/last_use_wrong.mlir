@@ -6,6 +6,7 @@
 // RUN: not %tilesched opt %s -p emit-cpp --target ascend-a2 2>&1 | %filecheck %s
 // RUN: not %tilesched sim %s --target ascend-a2 2>&1 | %filecheck %s
 // RUN: not %tilesched equiv %s %s --target ascend-a2 2>&1 | %filecheck %s
+// RUN: not %tilesched tune %s --target ascend-a2 --budget 1 --jobs 1 2>&1 | %filecheck %s
 // RUN: sed -e 's/last_use = array<i1: true, false>} : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">$/last_use = array<i1: false, false>} : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">/' %s > %t.ok.mlir
 // RUN: %tilesched opt %t.ok.mlir -p verify --target ascend-a2 | %filecheck %s --check-prefix=OK
 // RUN: %tilesched opt %t.ok.mlir -p insert-sync --target ascend-a2 > %t.sync.mlir
