@@ -85,7 +85,7 @@ def measure(cmd: list[str]) -> dict:
     seconds = time.perf_counter() - start
     peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
     last = [line for line in done.stderr.splitlines() if line.strip()
-            and not line.startswith("\t")]
+            and not line.startswith(("\t", "Command exited"))]
     return {"exit": done.returncode, "seconds": round(seconds, 1),
             "peak_mb": round(int(peak.group(1)) / 1024) if peak else None,
             "message": last[0][:140] if last and done.returncode else ""}
