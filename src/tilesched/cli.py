@@ -25,6 +25,7 @@ from collections.abc import Collection
 
 from tilesched import __version__
 from tilesched.diagnostics import TileschedError
+from tilesched.input_files import set_max_input_bytes
 
 EXIT_INTERNAL_ERROR = 3
 EXIT_INTERRUPTED = 130
@@ -93,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        set_max_input_bytes(getattr(args, "max_input_bytes", None))
         return int(args.func(args) or 0)
     except TileschedError as err:
         print(str(err), file=sys.stderr)

@@ -10,8 +10,11 @@ emit-cpp output) goes through this module:
   the output's own directory and rename it over the output (``os.replace`` is atomic on POSIX):
   readers see the old file or the complete new one, never half of it, even if the writer is
   interrupted. A temporary file is created with the user's umask like any new file; replacing an
-  existing file keeps its permission bits. Outputs that are not regular files (``/dev/null``,
-  ``/dev/stdout``, a pipe) are written in place, since renaming over a device is never wanted.
+  existing file keeps its permission bits. A character device (``/dev/null``) is written in
+  place, since renaming over a device is never wanted.
+- ``-`` is standard output (:data:`STDOUT`; the command then prints its summary on standard
+  error). A path ending in ``/`` names a directory and is refused, as are FIFOs (a named pipe
+  blocks until someone reads it), sockets and block devices.
 """
 
 from __future__ import annotations
@@ -20,20 +23,36 @@ import contextlib
 import os
 import pathlib
 import stat
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO
 
 from tilesched.diagnostics import TileschedError
 
+STDOUT = "-"
+
 
 def check_output(path: str, inputs: Iterable[str] = (), force: bool = False,
-                 option: str = "-o", force_option: str | None = "--force") -> None:
+                 option: str = "-o", force_option: str | None = "--force",
+                 stdout: bool = True) -> None:
     """Refuse ``path`` as an output (exit 2) when it cannot be written or would overwrite one
     of ``inputs`` (unless ``force``); ``option`` names the flag in the message, ``force_option``
-    the flag that allows overwriting an input (None: the command has none)."""
+    the flag that allows overwriting an input (None: the command has none); ``stdout``: may
+    the output be ``-`` (standard output)."""
+    if path == STDOUT:
+        if not stdout:
+            raise TileschedError(f"{option} cannot be standard output ('-'); name a file")
+        return
+    if not path:
+        raise TileschedError(f"{option} needs a file name, got an empty one")
     out = pathlib.Path(path)
     if out.is_dir():
         raise TileschedError(f"cannot write '{path}': it is a directory")
+    if path.endswith(("/", os.sep)):
+        raise TileschedError(f"cannot write '{path}': a path ending in '/' names a directory")
+    if (kind := _refused_kind(out)) is not None:
+        hint = "; use - for standard output" if stdout else ""
+        raise TileschedError(f"cannot write '{path}': it is {kind}{hint}")
     parent = out.parent
     if not parent.is_dir():
         what = "not a directory" if parent.exists() else "no such directory"
@@ -50,7 +69,7 @@ def check_output(path: str, inputs: Iterable[str] = (), force: bool = False,
 
 
 def write_output(path: str, data: str | bytes) -> None:
-    """Write ``data`` (text or bytes) to ``path`` atomically."""
+    """Write ``data`` (text or bytes) to ``path`` atomically (``-``: standard output)."""
     mode = "wb" if isinstance(data, bytes) else "w"
     with open_output(path, mode) as out:
         out.write(data)
@@ -59,7 +78,13 @@ def write_output(path: str, data: str | bytes) -> None:
 @contextlib.contextmanager
 def open_output(path: str, mode: str = "w") -> Iterator[IO]:
     """A file object whose contents replace ``path`` atomically when the block ends without an
-    exception (``mode`` ``"w"`` or ``"wb"``); on an exception ``path`` is left untouched."""
+    exception (``mode`` ``"w"`` or ``"wb"``); on an exception ``path`` is left untouched.
+    ``-`` is standard output (flushed, not closed)."""
+    if path == STDOUT:
+        out = sys.stdout.buffer if "b" in mode else sys.stdout
+        yield out
+        out.flush()
+        return
     try:
         with _replacing(pathlib.Path(path)) as tmp, open(tmp, mode) as out:
             yield out
@@ -103,6 +128,23 @@ def _create_temporary(target: pathlib.Path) -> pathlib.Path:
             continue
         return tmp
     raise FileExistsError(f"no free temporary name beside {target}")
+
+
+def _refused_kind(path: pathlib.Path) -> str | None:
+    """What an existing ``path`` is when tilesched will not write to it: a FIFO, a socket or
+    a block device (None for a regular file, a character device such as ``/dev/null``, or a
+    path that does not exist)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe), which would block until another program reads it"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    return None
 
 
 def _is_special(path: pathlib.Path) -> bool:

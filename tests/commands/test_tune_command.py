@@ -79,7 +79,7 @@ def test_no_correct_candidate_is_reported_with_exit_1(capsys, tmp_path):
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["nothere.mlir"], "nothere.mlir: error: cannot read kernel"),
+    (["nothere.mlir"], "cannot read kernel 'nothere.mlir': no such file"),
     ([SOFTMAX, "--target", "tpu-v9"], "error: unknown target 'tpu-v9'"),
     ([SOFTMAX, "--target", "cuda-sm80"], "ascend_softmax.mlir:11:3: error: unknown memory space"),
     ([SOFTMAX, "--results", "out.json"], "must end in .parquet or .csv"),

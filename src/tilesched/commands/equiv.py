@@ -14,15 +14,20 @@ import json
 
 from tilesched.commands.common import (
     add_common_arguments,
+    add_memory_option,
     byte_size,
+    check_run_size,
+    load_verified,
     non_negative_int,
     target_from_args,
 )
 from tilesched.commands.sim import add_arg_option, lower_file
 from tilesched.diagnostics import TileschedError
+from tilesched.report.progress import PhaseProgress
 from tilesched.report.sim_json import equiv_json
 from tilesched.report.sim_table import findings_lines
 from tilesched.sim.functional import DEFAULT_MAX_BYTES, equivalent, signature_mismatch
+from tilesched.sim.op_estimate import ops_within
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,6 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-bytes", type=byte_size, default=DEFAULT_MAX_BYTES, metavar="N",
                         help="most buffer data one program may allocate, e.g. 512M or 4G "
                              "(default 1G = 1 GiB)")
+    add_memory_option(parser)
     parser.add_argument("--function", metavar="NAME", help="function to run (default: the first)")
     add_common_arguments(parser)
     parser.set_defaults(func=run)
@@ -46,12 +52,29 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Lower both programs, compare them; 0 when equivalent, 1 otherwise."""
+    with PhaseProgress("tilesched equiv", args.json) as shown:
+        return _run(args, shown)
+
+
+def _run(args: argparse.Namespace, shown: PhaseProgress) -> int:
+    if args.a == "-" and args.b == "-":
+        raise TileschedError("A and B are both standard input ('-'); it can be read once: "
+                             "give at least one of them as a file")
     target = target_from_args(args)
-    reference = lower_file(args.a, target, args, strict_args=False)
-    candidate = lower_file(args.b, target, args, strict_args=False)
+    modules = [load_verified(path, target) for path in (args.a, args.b)]
+    check_run_size(modules, target, args, "equiv")
+    shown.phase("lowering A and B")
+    room = ops_within("equiv", len(target.issuers), args.max_memory)  # bounds known in the run
+    reference = lower_file(args.a, target, args, strict_args=False, module=modules[0],
+                           max_ops=room)
+    candidate = lower_file(args.b, target, args, strict_args=False, module=modules[1],
+                           max_ops=max(1, room - reference.op_count() // len(target.issuers)))
     if problem := signature_mismatch(reference, candidate):
         raise TileschedError(f"{args.a} and {args.b} cannot be compared: {problem}")
+    shown.phase(f"running A ({reference.op_count():,} ops) in order and simulating B "
+                f"({candidate.op_count():,} ops)")
     verdict = equivalent(reference, candidate, args.seed, args.max_bytes)
+    shown.close()
     if args.json:
         print(json.dumps(equiv_json(verdict), indent=2))
         return 0 if verdict.equivalent else 1

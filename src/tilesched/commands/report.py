@@ -9,6 +9,7 @@ violations, 1 when it is faulty (the report is written either way), 2 on bad inp
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import pathlib
 import sys
@@ -17,17 +18,21 @@ from tilesched import output_files
 from tilesched.commands.common import (
     add_common_arguments,
     add_force_option,
-    load_verified,
+    add_memory_option,
+    check_run_size,
+    read_verified,
     target_from_args,
     write_output,
 )
 from tilesched.commands.sim import add_arg_option
 from tilesched.diagnostics import TileschedError
-from tilesched.ir import parse_text, print_module, verify_module
+from tilesched.ir import print_module, verify_module
 from tilesched.report.html import RunInput, report_html
 from tilesched.report.html.listing import listing, mark_changes, relocate
+from tilesched.report.progress import PhaseProgress
 from tilesched.sim.engine import simulate
 from tilesched.sim.lower import find_function, lower_module, parse_arg_values
+from tilesched.sim.op_estimate import ops_within
 from tilesched.sim.trace import TraceError
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
@@ -47,25 +52,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("-p", "--pipeline", default="", metavar="PIPELINE",
                         help="pass pipeline to run first; the report shows before and after")
     parser.add_argument("-o", "--output", required=True, metavar="OUT.html",
-                        help="the HTML file to write")
+                        help="the HTML file to write ('-': standard output)")
     add_arg_option(parser)
     parser.add_argument("--function", metavar="NAME", help="function to simulate (default: the first)")
     add_force_option(parser)
+    add_memory_option(parser)
     add_common_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Simulate, build the page, write it atomically; 0 when correct, 1 when faulty."""
+    with PhaseProgress("tilesched report", args.json) as shown:
+        return _run(args, shown)
+
+
+def _run(args: argparse.Namespace, shown: PhaseProgress) -> int:
     target = target_from_args(args)
     pipeline = parse_pass_pipeline(args.pipeline) if args.pipeline.strip() else []
     output_files.check_output(args.output, [args.file], args.force)
     values = parse_arg_values(args.arg)
-    text, module = _load(args.file, target)
+    text, module = read_verified(args.file, target)
+    planned = check_run_size([module], target, args, "report")
     listings = [listing(_display_name(args.file), text)]
-    runs = [_simulate("before" if pipeline else "program", args, module, target, values, 0, None)]
+    room = ops_within("report", len(target.issuers), args.max_memory)  # bounds known in the run
+    runs = [_simulate("before" if pipeline else "program", args, module, target, values, 0, None,
+                      room, shown)]
     diagnostics: list[str] = []
     if pipeline:
+        shown.phase("running the pipeline")
         printed = print_module(module)
         env = TileContext(target=target)
         run_pipeline(module, pipeline, env)
@@ -79,36 +94,33 @@ def run(args: argparse.Namespace) -> int:
         name = _after_name(args.file)
         after, after_text, origins = relocate(module, name)
         verify_module(after, target)
+        check_run_size([after], target, args, "report", already=planned)
         listings.append(listing(name, after_text, mark_changes(printed, after_text)))
-        runs.append(_simulate("after", args, after, target, values, 1, origins))
+        kept = runs[0].trace.op_count() // len(target.issuers)
+        runs.append(_simulate("after", args, after, target, values, 1, origins,
+                              max(1, room - kept), shown))
     meta = {"tool": "tilesched report", "file": _display_name(args.file), "target": target.name,
             "pipeline": args.pipeline.strip() or None,
             "function": find_function(module, args.function).sym_name.data,
             "args": list(args.arg), "diagnostics": diagnostics}
+    shown.phase("building the page")
     page = report_html(f"tilesched report: {meta['file']}", runs, listings, meta)
+    shown.close()
     write_output(args.output, page, inputs=[args.file], force=args.force)
     final = runs[-1].result
     _print_summary(args, runs, len(page.encode()))
     return 0 if final.ok else 1
 
 
-def _load(path: str, target):
-    """The input's text (for the listing) and its verified module."""
-    if path == "-":
-        text = sys.stdin.read()
-        module = parse_text(text, "<stdin>")
-        verify_module(module, target)
-        return text, module
-    module = load_verified(path, target)
-    return pathlib.Path(path).read_text(), module
-
-
-def _simulate(label: str, args, module, target, values, listing_index: int, origins) -> RunInput:
-    """Lower and simulate one program with recording on."""
+def _simulate(label: str, args, module, target, values, listing_index: int, origins,
+              max_ops: int, shown: PhaseProgress) -> RunInput:
+    """Lower (at most ``max_ops`` ops) and simulate one program with recording on."""
+    shown.phase(f"lowering the {label} program" if label != "program" else "lowering")
     try:
-        trace = lower_module(module, target, values, args.function)
+        trace = lower_module(module, target, values, args.function, max_ops=max_ops)
     except TraceError as err:
         raise TileschedError(str(err), args.file) from None
+    shown.phase(f"simulating {trace.op_count():,} ops" + (f" ({label})" if label != "program" else ""))
     return RunInput(label, trace, simulate(trace, record=True), listing_index, origins)
 
 
@@ -125,9 +137,12 @@ def _after_name(path: str) -> str:
 
 
 def _print_summary(args, runs: list[RunInput], size: int) -> None:
-    """One line per run (or ``--json``), then where the report went."""
+    """One line per run (or ``--json``), then where the report went (on standard error when
+    the page went to standard output, ``-o -``)."""
+    out = sys.stderr if args.output == output_files.STDOUT else sys.stdout
+    print_ = functools.partial(print, file=out)
     if args.json:
-        print(json.dumps({"output": args.output, "bytes": size, "runs": [
+        print_(json.dumps({"output": args.output, "bytes": size, "runs": [
             {"label": r.label, "cycles": r.result.cycles, "bound": r.result.bound,
              "sync_ops": r.result.sync_ops, "races": len(r.result.races),
              "deadlock": r.result.deadlock is not None, "violations": len(r.result.violations),
@@ -138,6 +153,7 @@ def _print_summary(args, runs: list[RunInput], size: int) -> None:
         verdict = "ok" if res.ok else (f"FAULTY ({len(res.races)} races, "
                                        f"{'deadlock, ' if res.deadlock else ''}"
                                        f"{len(res.violations)} violations)")
-        print(f"{r.label:8} cycles {res.cycles}  bound {res.bound}  sync ops {res.sync_ops}  "
-              f"{verdict}")
-    print(f"wrote {args.output} ({size / 1e6:.2f} MB)")
+        print_(f"{r.label:8} cycles {res.cycles}  bound {res.bound}  sync ops {res.sync_ops}  "
+               f"{verdict}")
+    where = "standard output" if args.output == output_files.STDOUT else args.output
+    print_(f"wrote {where} ({size / 1e6:.2f} MB)")

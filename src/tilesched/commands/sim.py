@@ -18,18 +18,27 @@ from xdsl.dialects import scf
 from tilesched.commands.common import (
     add_common_arguments,
     add_force_option,
+    add_memory_option,
+    check_run_size,
     load_verified,
     target_from_args,
 )
 from tilesched.diagnostics import TileschedError
 from tilesched.ir.text import location_of
-from tilesched.output_files import check_output
+from tilesched.output_files import STDOUT, check_output
 from tilesched.report import progress
 from tilesched.report.chrome_trace import write_chrome_trace
 from tilesched.report.sim_json import sim_json
 from tilesched.report.sim_table import sim_table
 from tilesched.sim.engine import Engine, FullRun, run_engine
-from tilesched.sim.lower import find_function, lower_module, parse_arg_values
+from tilesched.sim.lower import (
+    MAX_OPS,
+    Lowering,
+    find_function,
+    lower_module,
+    parse_arg_values,
+)
+from tilesched.sim.op_estimate import least_ops, refusal
 from tilesched.sim.stream import stream_module
 from tilesched.sim.trace import TraceError
 
@@ -45,8 +54,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("file", metavar="FILE", help=".mlir input ('-' for standard input)")
     add_arg_option(parser)
     parser.add_argument("--trace", metavar="OUT.json",
-                        help="write a Chrome trace-event file (open it in Perfetto)")
+                        help="write a Chrome trace-event file (open it in Perfetto; '-': standard "
+                             "output, the summary then goes to standard error)")
     add_force_option(parser)
+    add_memory_option(parser)
     parser.add_argument("--function", metavar="NAME", help="function to simulate (default: the first)")
     parser.add_argument("--full", action="store_true",
                         help="simulate every iteration of every loop (no steady-state "
@@ -75,11 +86,15 @@ def add_arg_option(parser: argparse.ArgumentParser) -> None:
                         help="value of a scalar function argument (repeatable), e.g. --arg n=16")
 
 
-def lower_file(path: str, target, args: argparse.Namespace, strict_args: bool = True):
-    """Parse, verify and lower one file (bad input raises a located TileschedError)."""
-    module = load_verified(path, target)
+def lower_file(path: str, target, args: argparse.Namespace, strict_args: bool = True,
+               module=None, max_ops: int = MAX_OPS):
+    """Parse, verify (unless ``module`` is ``path`` already verified) and lower one file into at
+    most ``max_ops`` ops (bad input raises a located TileschedError)."""
+    if module is None:
+        module = load_verified(path, target)
     try:
-        return lower_module(module, target, parse_arg_values(args.arg), args.function, strict_args)
+        return lower_module(module, target, parse_arg_values(args.arg), args.function, strict_args,
+                            max_ops)
     except TraceError as err:
         raise TileschedError(str(err), path) from None
 
@@ -110,12 +125,13 @@ def run(args: argparse.Namespace) -> int:
     if args.trace:
         write_chrome_trace(result, args.trace)
     spans = runner.p.spans
+    out = sys.stderr if args.trace == STDOUT else sys.stdout  # the trace took standard output
     if args.json:
-        print(json.dumps({**sim_json(result), "fused_spans": spans}, indent=2))
+        print(json.dumps({**sim_json(result), "fused_spans": spans}, indent=2), file=out)
     else:
-        print(sim_table(result, f"tilesched sim {args.file}"), end="")
+        print(sim_table(result, f"tilesched sim {args.file}"), end="", file=out)
         if spans:
-            print(f"fused spans executed: {spans}")
+            print(f"fused spans executed: {spans}", file=out)
     return 0 if result.ok else 1
 
 
@@ -126,6 +142,10 @@ def _runner(args: argparse.Namespace, target) -> Engine | FullRun:
     (``FullRun`` may lower it twice)."""
     show = progress.SimProgress if progress.wanted(args.json) else None
     module = load_verified(args.file, target)
+    steady = not args.full and not args.trace  # a recorded run simulates every op
+    check_max_ops(module, target, args, steady)
+    if args.trace:
+        check_run_size([module], target, args, "sim --trace")
 
     def make_program():
         return stream_parsed(module, args.file, target, args, args.max_ops)
@@ -135,6 +155,17 @@ def _runner(args: argparse.Namespace, target) -> Engine | FullRun:
     engine = Engine(make_program(), record=bool(args.trace), steady=not args.full)
     engine.progress = show(engine.p) if show else None
     return engine
+
+
+def check_max_ops(module, target, args: argparse.Namespace, steady: bool) -> None:
+    """Refuse before the run a program that simulates more than ``--max-ops`` ops one by one
+    for certain (nested trip counts multiplied: ``sim/op_estimate.py``), naming the loop."""
+    lowering = Lowering(target, parse_arg_values(args.arg))
+    lowering.function(find_function(module, args.function))
+    estimate = least_ops(lowering, find_function(module, args.function), args.max_ops, steady)
+    if estimate.ops > args.max_ops:
+        mode = "simulating every iteration" if not steady else "simulating it"
+        raise refusal(estimate, args.max_ops, mode)
 
 
 def _has_loops(module, function: str | None) -> bool:

@@ -16,6 +16,7 @@ import os
 import pathlib
 import sys
 
+from tilesched.commands.common import add_input_limit_option
 from tilesched.diagnostics import TileschedError
 from tilesched.output_files import check_output, write_replacing
 from tilesched.target import builtin_target_names
@@ -29,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "options) for each kernel and target. Every candidate is simulated, checked "
                     "for races, deadlocks and violations and for equivalence with the kernel; "
                     "the fastest correct one is printed. See docs/tune.md.")
-    parser.add_argument("files", nargs="+", metavar="FILE", help=".mlir kernels")
+    parser.add_argument("files", nargs="+", metavar="FILE", help=".mlir kernels ('-' for standard input)")
     parser.add_argument("--target", action="append", metavar="T",
                         help="target(s): repeat or separate with commas (default: ascend-a2; "
                              + ", ".join(builtin_target_names()) + ", or a .toml path)")
@@ -54,6 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--plot", metavar="OUT.png", help="write best vs baseline and convergence")
     parser.add_argument("--arg", action="append", metavar="NAME=VALUE", default=[],
                         help="value of a scalar function argument (repeatable)")
+    add_input_limit_option(parser)
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per kernel and target: best, baseline, trials")
     parser.set_defaults(func=run)
@@ -131,6 +133,7 @@ def _jobs(args: argparse.Namespace) -> int:
 def _make_jobs(args: argparse.Namespace, store) -> list:
     """One job per kernel and target, each kernel checked before any search (bad input is a
     located error, exit 2), and none whose results on disk come from another space."""
+    from tilesched.input_files import read_text
     from tilesched.sim.lower import parse_arg_values
     from tilesched.tune.evaluate import KernelSpec
     from tilesched.tune.search import make_job
@@ -142,8 +145,9 @@ def _make_jobs(args: argparse.Namespace, store) -> list:
         raise TileschedError("--target names no target")
     jobs = []
     for path in dict.fromkeys(args.files):
+        text = read_text(path, "kernel")  # once: '-' is standard input
         for target in targets:
-            job = make_job(KernelSpec.load(path, target, values))
+            job = make_job(KernelSpec.load(path, target, values, text))
             store.check_space(path, target, job.fingerprint)
             jobs.append(job)
     return jobs
@@ -153,7 +157,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
     """Outputs must not overwrite an input kernel; the plot must be a .png."""
     for option, out in (("--results", args.results), ("--plot", args.plot)):
         if out:
-            check_output(out, args.files, option=option, force_option=None)
+            check_output(out, args.files, option=option, force_option=None, stdout=False)
     if args.plot and not args.plot.endswith(".png"):
         raise TileschedError(f"--plot writes PNG: '{args.plot}' must end in .png")
 

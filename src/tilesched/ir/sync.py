@@ -31,6 +31,18 @@ class SyncOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
 
 
+# Issuer priorities: AMD's s_setprio takes 0..3 (the only family with priorities).
+MAX_PRIORITY = 3
+
+
+def priority_error(op: IRDLOperation, prop: str = "priority") -> None:
+    """A priority outside 0..MAX_PRIORITY (a stage border's, or a ``sync.setprio``'s)."""
+    attr = op.properties.get(prop)
+    if isinstance(attr, IntegerAttr) and not 0 <= attr.value.data <= MAX_PRIORITY:
+        raise VerifyException(f"'{op.name}' {prop} must be in 0..{MAX_PRIORITY} (the "
+                              f"hardware's s_setprio range), got {attr.value.data}")
+
+
 def _non_negative(op: IRDLOperation, prop: str) -> None:
     attr = op.properties.get(prop)
     if isinstance(attr, IntegerAttr) and attr.value.data < 0:
@@ -219,7 +231,7 @@ class SetPrioOp(SyncOp):
     assembly_format = "$priority attr-dict"
 
     def verify_(self) -> None:
-        _non_negative(self, "priority")
+        priority_error(self)
 
 
 @irdl_op_definition

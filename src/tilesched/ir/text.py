@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import io
-import pathlib
 import re
 
 from xdsl.context import Context
@@ -34,6 +33,7 @@ from xdsl.utils.mlir_lexer import MLIRLexer
 
 from tilesched.diagnostics import Location, TileschedError
 from tilesched.gc_pause import paused_gc
+from tilesched.input_files import read_text
 from tilesched.ir.fast_parse import FastParseCache, parse_fast_op
 from tilesched.ir.sync import Sync
 from tilesched.ir.tile import Tile
@@ -176,9 +176,10 @@ _FLOAT_LITERAL = re.compile(r"(-?\s*[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?)\s*(?::\s*(
 def parse_text(text: str, filename: str = "<stdin>", fast_path: bool = True) -> ModuleOp:
     """Parse MLIR text into a module; errors are located :class:`TileschedError`.
     ``fast_path=False`` reads every op with xDSL's own parser (same result, slower: for
-    comparisons in tests and benchmarks)."""
+    comparisons in tests and benchmarks). A leading byte-order mark is ignored."""
+    text = text.removeprefix("\ufeff")
     if not re.sub(r"//[^\n]*", "", text).strip():
-        return ModuleOp([])  # like mlir-opt, an empty file is an empty module
+        return _located(ModuleOp([]), filename)  # like mlir-opt, an empty file is an empty module
     parser = None
     try:
         with paused_gc():  # 50k ops: full collections over the growing IR took 20% of the time
@@ -195,6 +196,15 @@ def parse_text(text: str, filename: str = "<stdin>", fast_path: bool = True) -> 
                              _current_location(parser, filename)) from None
     if not isinstance(module, ModuleOp):
         raise TileschedError("expected a builtin.module at top level", filename)
+    return _located(module, filename)
+
+
+def _located(module: ModuleOp, filename: str) -> ModuleOp:
+    """``module`` located at the start of its file when the text did not write a module (an
+    error about the whole module, "no function with a body to simulate", then names the
+    file)."""
+    if not isinstance(module.location, FileLineColLoc):
+        module.location = FileLineColLoc(StringAttr(filename), IntAttr(1), IntAttr(1))
     return module
 
 
@@ -213,23 +223,9 @@ def _current_location(parser: _LocatingParser | None, filename: str) -> Location
 
 
 def parse_file(path: str) -> ModuleOp:
-    """Read and parse a ``.mlir`` file (``-`` reads standard input)."""
-    if path == "-":
-        import sys
-
-        return parse_text(sys.stdin.read(), "<stdin>")
-    file = pathlib.Path(path)
-    if file.is_dir():
-        raise TileschedError(f"cannot read '{path}': is a directory")
-    if not file.exists():
-        raise TileschedError(f"cannot read '{path}': no such file")
-    try:
-        text = file.read_text()
-    except UnicodeDecodeError as err:
-        raise TileschedError(f"cannot read '{path}': not UTF-8 text (byte {err.start})") from None
-    except OSError as err:
-        raise TileschedError(f"cannot read '{path}': {err.strerror or err}") from None
-    return parse_text(text, path)
+    """Read (bounded: :mod:`tilesched.input_files`) and parse a ``.mlir`` file (``-`` reads
+    standard input)."""
+    return parse_text(read_text(path), "<stdin>" if path == "-" else path)
 
 
 def location_of(op: Operation) -> Location | None:

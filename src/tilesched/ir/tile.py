@@ -405,6 +405,11 @@ class StageBorderOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$label attr-dict"
 
+    def verify_(self) -> None:
+        from tilesched.ir.sync import priority_error  # sync.py's rule; it imports nothing here
+
+        priority_error(self)
+
 
 TILE_OPS: list[type[IRDLOperation]] = [
     LoadOp, StoreOp, CopyOp, ReshapeOp, MatmulOp,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from xdsl.dialects import memref
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
@@ -44,7 +44,7 @@ from tilesched.ir import sync as S
 from tilesched.ir.annotations import annotation_errors, constant_window_errors
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
-from tilesched.ir.types import element_bytes, memory_space
+from tilesched.ir.types import element_bytes, memory_space, memref_type_error
 from tilesched.target.model import Target
 
 _FAMILY_OPS = {
@@ -80,6 +80,31 @@ def structural_errors(ops: list[Operation]) -> list[TileschedError]:
         if type(op) in (ViewOp, SlotOp):
             errors.extend(TileschedError(message, location_of(op))
                           for message in constant_window_errors(op))
+        if op.results or op.regions:
+            errors.extend(TileschedError(message, location_of(op))
+                          for message in _memref_type_errors(op, verified))
+    return errors
+
+
+def _memref_type_errors(op: Operation, verified: _Verified) -> list[str]:
+    """Memrefs ``op`` defines (results, block arguments of its regions) whose element type
+    tilesched cannot size or store (``f8E4M3FN``, ``complex``, ``index``, ``vector``...): checked
+    here, before the target's capacity check and every pass and simulator that sizes buffers
+    (issue 28). (A dynamic shape is the simulator's to refuse: passes accept it.)"""
+    values = list(op.results)
+    for region in op.regions:
+        for block in region.blocks:
+            values.extend(block.args)
+    errors = []
+    for value in values:
+        kind = value.type
+        if not isinstance(kind, MemRefType) or id(kind) in verified.types:
+            continue
+        if (message := memref_type_error(kind)) is None:
+            verified.types[id(kind)] = kind  # keep it alive: ids stay unique while cached
+            continue
+        what = f"%{value.name_hint}" if value.name_hint else "a buffer"
+        errors.append(f"{what}: {message}")
     return errors
 
 
@@ -108,6 +133,7 @@ class _Verified:
     def __init__(self):
         self._by_identity: set[tuple] = set()
         self._by_value: set[tuple] = set()
+        self.types: dict[int, MemRefType] = {}  # memref types already checked, by identity
 
     def __contains__(self, op: Operation) -> bool:
         identity = _signature(op)
@@ -341,22 +367,37 @@ def _event_operand_errors(op: S.SetFlagOp | S.WaitFlagOp, target: Target,
 
 
 def _capacity_errors(ops: list[Operation], target: Target) -> list[TileschedError]:
-    used: dict[str, int] = defaultdict(int)
-    first: dict[str, Operation] = {}
+    """Allocations that overflow a memory space, per kernel: the buffers of one function are
+    live together, those of two functions of a file are not (each is a kernel of its own).
+    The key of :func:`_capacity_scope` says which allocations share a memory; a split-core
+    target would add the core an allocation's space belongs to (issue 28 §5)."""
+    used: dict[tuple, int] = defaultdict(int)
+    first: dict[tuple, Operation] = {}
     for op in ops:
         if isinstance(op, memref.AllocOp) and isinstance(op.memref.type, MemRefType):
             space = memory_space(op.memref.type)
-            if space in target.spaces:
-                used[space] += math.prod(op.memref.type.get_shape()) * element_bytes(op.memref.type)
-                first.setdefault(space, op)
+            if space in target.spaces and all(d >= 0 for d in op.memref.type.get_shape()):
+                key = (_capacity_scope(op), space)  # a dynamic shape has no size to add
+                used[key] += math.prod(op.memref.type.get_shape()) * element_bytes(op.memref.type)
+                first.setdefault(key, op)
     errors = []
-    for space, size in used.items():
+    for (scope, space), size in used.items():
         capacity = target.spaces[space].capacity
         if capacity is not None and size > capacity:
+            where = f" of function @{scope}" if scope else ""
             errors.append(TileschedError(
-                f"allocations in space \"{space}\" need {size} bytes, but target '{target.name}' "
-                f"has {capacity} bytes", location_of(first[space])))
+                f"allocations in space \"{space}\"{where} need {size} bytes, but target "
+                f"'{target.name}' has {capacity} bytes", location_of(first[(scope, space)])))
     return errors
+
+
+def _capacity_scope(op: Operation) -> str | None:
+    """The function whose buffers ``op``'s allocation shares a memory with (its name; None
+    outside any function)."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    return parent.sym_name.data if parent is not None else None
 
 
 def _clean(message: str) -> str:

@@ -159,6 +159,24 @@ def _compute(op: TraceOp, memory: Memory, group: int) -> np.ndarray | None:
     return evaluate(op.name, inputs, scalars, op.props, dst.shape, out_dtype)
 
 
+def poison_dead(op: TraceOp, memory: Memory, group: int) -> None:
+    """What ``op``'s ``tile.last_use`` flags declare dead after it becomes undefined: NaN for
+    floats, the most negative value for integers (DESIGN.md §2, Fusion contract: a read slot
+    flagged last use is not read again before it is overwritten). A wrong flag then shows up as
+    a difference in ``equiv`` instead of passing silently. Called after ``op`` read its
+    operands, before it writes (its own write may overwrite what it declared dead)."""
+    flags = op.props.get("last_use")
+    if not flags or not any(flags):
+        return
+    mems = [o for o in op.operands if isinstance(o, Access)]
+    for access, dead in zip(mems[:-1], flags, strict=False):
+        if dead:
+            root = memory.root(access.buffer, group)
+            kind = root.dtype.kind
+            root[_slices(access.region)] = np.nan if kind == "f" else \
+                np.iinfo(root.dtype).min if kind in "iu" else False
+
+
 def _destination(op: TraceOp) -> Access:
     """The operand a tile op writes (its last memref operand)."""
     return [o for o in op.operands if isinstance(o, Access)][-1]
@@ -172,6 +190,7 @@ def run_reference(trace: Trace, seed: int = 0, max_bytes: int = DEFAULT_MAX_BYTE
         if op.is_sync:
             continue
         value = _compute(op, memory, 0)
+        poison_dead(op, memory, 0)
         if value is not None:
             memory.write(_destination(op), value)
     return memory
@@ -200,6 +219,7 @@ def run_concurrent(trace: Trace, seed: int = 0, check_races: bool = True,
         group = issuer_index[op.issuer]
         if phase == 1:
             value = _compute(op, memory, group)
+            poison_dead(op, memory, group)
             if instant:
                 if value is not None:
                     memory.write(_destination(op), value, group, groups)

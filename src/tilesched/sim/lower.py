@@ -55,7 +55,7 @@ from tilesched.ir.tile import (
     TileOp,
     ViewOp,
 )
-from tilesched.ir.types import memory_space, memref_shape
+from tilesched.ir.types import memory_space, memref_shape, scalar_value_error
 from tilesched.sim.program import ENTER, EXIT, ITER
 from tilesched.sim.replay import LoopReplay
 from tilesched.sim.trace import Access, Buffer, MachineModel, Trace, TraceOp, UnitSpec
@@ -230,6 +230,10 @@ class Lowering:
 
     def _new_buffer(self, name: str, type_: MemRefType, argument: bool, origin) -> View:
         """Add a root buffer of a memref type and return a view of all of it."""
+        if any(d < 0 for d in memref_shape(type_)):  # passes accept them; buffers need a size
+            where = origin if isinstance(origin, Operation) else origin.owner.parent_op()
+            raise TileschedError(f"the simulator needs static shapes: %{name} is {type_}",
+                                 location_of(where))
         shape = memref_shape(type_)
         dtype = _DTYPES.get(str(type_.element_type), "float32")
         buf = Buffer(len(self.buffers), name, shape, dtype, memory_space(type_) or "", argument)
@@ -749,6 +753,13 @@ def _argument_value(name: str, value: int | float, type_, fn: func.FuncOp) -> in
     if isinstance(type_, IndexType | IntegerType) and not isinstance(value, int):
         raise TileschedError(f"--arg {name}={value}: %{name} of @{fn.sym_name.data} is {type_}, "
                              "which needs an integer", location_of(fn))
+    if (problem := scalar_value_error(type_, value)) is not None:
+        raise TileschedError(f"--arg {name}={value}: %{name} of @{fn.sym_name.data}: {problem}",
+                             location_of(fn))
+    if isinstance(type_, IntegerType):  # as the machine holds it (a signless i8 200 is -56)
+        width = type_.width.data
+        return value & 1 if width == 1 else (value + (1 << (width - 1))) % (1 << width) \
+            - (1 << (width - 1))
     return float(value) if isinstance(type_, AnyFloat) else value
 
 
@@ -759,12 +770,13 @@ def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
         functions = [f for f in functions if f.sym_name.data == name]
     if not functions:
         what = f"function @{name}" if name else "function with a body"
-        raise TileschedError(f"no {what} to simulate")
+        raise TileschedError(f"no {what} to simulate", location_of(module))
     return functions[0]
 
 
 def lower_module(module: ModuleOp, target: Target, args: dict[str, int | float] | None = None,
-                 function: str | None = None, strict_args: bool = True) -> Trace:
+                 function: str | None = None, strict_args: bool = True,
+                 max_ops: int = MAX_OPS) -> Trace:
     """Unroll ``module``'s function into a trace for ``target`` (see the module docstring).
 
     With ``strict_args`` an ``args`` entry the function does not take is an error (a typo in
@@ -772,7 +784,7 @@ def lower_module(module: ModuleOp, target: Target, args: dict[str, int | float] 
     """
     lowering = Lowering(target, args or {}, strict_args)
     lowering.function(find_function(module, function))
-    return lowering.trace()
+    return lowering.trace(max_ops)
 
 
 def parse_arg_values(items: list[str] | None) -> dict[str, int | float]:

@@ -86,7 +86,8 @@ class StreamedProgram(Program):
         self._max_pending = self.use.max_pending
         self.max_ops = max_ops
         self.simulated = 0  # program ops lowered and compiled (by the first group)
-        self._empty_chunks = 0  # chunks without ops (loop boundaries of scalar-only bodies)
+        self._empty_chunks = 0  # iterations without ops (of scalar-only bodies)
+        self._open_iteration = None  # the loop whose iteration the next chunk ends, if no other
         self.spans = 0  # fused spans (docs/fuse-tiles.md) among them
         self._span_starts: set[int] = set()  # sids that open a fused span (fusion_order 0)
         self._span_checked = 0  # statics looked at for _span_starts
@@ -184,7 +185,10 @@ class StreamedProgram(Program):
     def _count(self, chunk) -> None:
         """Ops simulated so far, fused spans among them, and the ``--max-ops`` guard."""
         self.simulated += len(chunk)
-        self._empty_chunks += not len(chunk)  # iterations of scalar-only bodies count as one op
+        mark = chunk.mark  # an iteration of a scalar-only body counts as one op: a chunk closing
+        if not len(chunk) and mark is not None and mark[1] is self._open_iteration:  # one
+            self._empty_chunks += 1
+        self._open_iteration = mark[1] if mark is not None and mark[0] == ITER else None
         statics = self.lowering.statics
         while self._span_checked < len(statics):
             props = statics[self._span_checked].props
@@ -230,7 +234,8 @@ class StreamedProgram(Program):
         worst, total = self._estimate()
         if worst is None and self.lowering.frames:
             worst = self.lowering.frames[0]
-        message = f"simulating every op would take about {total:,} ops, more than --max-ops " \
+        total = max(total, self.simulated + self._empty_chunks)
+        message = f"simulating every op would take at least {total:,} ops, more than --max-ops " \
                   f"{self.max_ops:,}"
         loc = None
         if worst is not None:

@@ -18,6 +18,7 @@ import tomllib
 from typing import Any
 
 from tilesched.diagnostics import Location, TileschedError
+from tilesched.input_files import read_text
 from tilesched.target.model import (
     SYNC_FAMILIES,
     UNIT_KINDS,
@@ -31,6 +32,10 @@ from tilesched.target.model import (
 )
 
 BUILTIN_DIR = pathlib.Path(__file__).parent / "builtin"
+
+# A machine model is a few kilobytes of flat tables; these bound a mistaken or hostile file.
+MAX_TARGET_BYTES = 1 << 20
+MAX_TARGET_NESTING = 32
 
 _TOP_KEYS = {"name", "description", "sync", "event_limit", "issuers", "issue_cycles",
              "frequency_hz", "spaces", "units", "routes"}
@@ -88,24 +93,65 @@ def load_target(spec: str) -> Target:
     if not path.is_file():
         what = "a directory" if path.is_dir() else "not a regular file"
         raise TileschedError(f"target file '{spec}' is {what}")
-    try:
-        text = path.read_text()
-    except UnicodeDecodeError as err:
-        raise TileschedError(f"target file '{spec}' is not UTF-8 text (byte {err.start})") from None
-    except OSError as err:
-        raise TileschedError(f"cannot read target file '{spec}': {err.strerror or err}") from None
-    return parse_target(text, str(path))
+    if path.stat().st_size > MAX_TARGET_BYTES:
+        raise TileschedError(f"target file '{spec}' has {path.stat().st_size:,} bytes, more than "
+                             f"a target file may have ({MAX_TARGET_BYTES:,})")
+    return parse_target(read_text(str(path), "target file", MAX_TARGET_BYTES), str(path))
 
 
 def parse_target(text: str, filename: str = "<target>") -> Target:
-    """Parse and validate the TOML text of a machine model."""
+    """Parse and validate the TOML text of a machine model (at most :data:`MAX_TARGET_BYTES`,
+    arrays and inline tables nested at most :data:`MAX_TARGET_NESTING` deep)."""
+    text = text.removeprefix("\ufeff")
+    if len(text) > MAX_TARGET_BYTES:
+        raise TileschedError(f"target file has {len(text):,} characters, more than a target "
+                             f"file may have ({MAX_TARGET_BYTES:,})", filename)
+    if (deep := _too_deep(text)) is not None:
+        line, column = text.count("\n", 0, deep) + 1, deep - text.rfind("\n", 0, deep)
+        raise TileschedError(f"arrays or inline tables nested deeper than {MAX_TARGET_NESTING} "
+                             "levels", Location(filename, line, column))
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         match = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
         loc = Location(filename, int(match.group(1)), int(match.group(2))) if match else filename
         raise TileschedError(f"invalid TOML: {str(err).split(' (at line')[0]}", loc) from None
+    except RecursionError:  # _too_deep leaves none; kept so a missed case stays located
+        raise TileschedError("target file nested too deeply", filename) from None
     return _Validator(text, filename).target(data)
+
+
+def _too_deep(text: str) -> int | None:
+    """The offset of the first ``[`` or ``{`` that opens level :data:`MAX_TARGET_NESTING` + 1
+    (outside strings and comments), or None. tomllib recurses once per level and would raise
+    RecursionError (an internal error) on a few thousand."""
+    depth = 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            quote = c * 3 if text.startswith(c * 3, i) else c
+            i += len(quote)
+            while i < n and not text.startswith(quote, i):
+                if c == '"' and text[i] == "\\":
+                    i += 1
+                elif len(quote) == 1 and text[i] == "\n":
+                    break
+                i += 1
+            i += len(quote)
+            continue
+        if c == "#":
+            i = text.find("\n", i)
+            if i < 0:
+                return None
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_TARGET_NESTING:
+                return i
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+        i += 1
+    return None
 
 
 class _Validator:

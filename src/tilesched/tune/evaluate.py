@@ -20,19 +20,27 @@ evaluate it; each worker process keeps the parsed target and the reference trace
 from __future__ import annotations
 
 import hashlib
-import pathlib
 import time
 import traceback
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tilesched.diagnostics import TileschedError
+from tilesched.analysis.fusion_annotations import annotation_errors
+from tilesched.analysis.last_use_check import last_use_errors
+from tilesched.diagnostics import TileschedError, TileschedErrors
+from tilesched.input_files import read_text
 from tilesched.ir import parse_text, print_module, verify_module
 from tilesched.sim.engine import simulate
 from tilesched.sim.functional import Memory, equivalent_to, run_reference
 from tilesched.sim.lower import lower_module
 from tilesched.sim.trace import TraceError
-from tilesched.target.loader import BUILTIN_DIR, builtin_target_names, load_target, parse_target
+from tilesched.target.loader import (
+    BUILTIN_DIR,
+    MAX_TARGET_BYTES,
+    builtin_target_names,
+    load_target,
+    parse_target,
+)
 from tilesched.target.model import Target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
@@ -53,18 +61,17 @@ class KernelSpec:
     args: tuple[tuple[str, int | float], ...] = ()  # scalar function arguments (--arg)
 
     @classmethod
-    def load(cls, path: str, target: str, args: dict[str, int | float] | None = None) -> KernelSpec:
-        """Read a kernel file and a target (a built-in name or a .toml path); unreadable files
-        and unknown targets are located errors."""
-        try:
-            text = pathlib.Path(path).read_text()
-        except (OSError, UnicodeDecodeError) as err:
-            reason = getattr(err, "strerror", None) or str(err)
-            raise TileschedError(f"cannot read kernel: {reason}", path) from None
+    def load(cls, path: str, target: str, args: dict[str, int | float] | None = None,
+             text: str | None = None) -> KernelSpec:
+        """Read a kernel file (``-``: standard input; ``text``: already read) and a target (a
+        built-in name or a .toml path); unreadable files and unknown targets are located
+        errors."""
+        if text is None:
+            text = read_text(path, "kernel")
         load_target(target)  # validates, with a located message
         toml = BUILTIN_DIR / f"{target}.toml" if target in builtin_target_names() else target
-        return cls(path, text, target, pathlib.Path(toml).read_text(),
-                   tuple(sorted((args or {}).items())))
+        return cls("<stdin>" if path == "-" else path, text, target,
+                   read_text(str(toml), "target file", MAX_TARGET_BYTES), tuple(sorted((args or {}).items())))
 
     @property
     def key(self) -> str:
@@ -101,6 +108,8 @@ def _prepared(kernel: KernelSpec) -> tuple[Target, Memory]:
     target = parse_target(kernel.target_text, kernel.target_name)
     module = parse_text(kernel.text, kernel.name)
     verify_module(module, target)
+    if errors := annotation_errors(module) or last_use_errors(module):  # as every command
+        raise TileschedErrors(errors)
     try:
         reference = lower_module(module, target, dict(kernel.args))
     except TraceError as err:

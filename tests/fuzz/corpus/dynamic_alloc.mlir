@@ -1,0 +1,4 @@
+func.func @f(%n: index) {
+  %d = memref.alloc(%n) : memref<?x4xf32, "UB">
+  func.return
+}
