@@ -158,13 +158,15 @@ def test_targets_without_formulas_keep_the_byte_model(name, op, rows, cols, data
     head = data.draw(st.booleans())
     rates = [model.register_bytes_per_cycle if k else target.bandwidth(rule) for k in inside]
     streams = [math.ceil(o.bytes / rate) for o, rate in zip(operands, rates, strict=True)]
-    expected = ((unit.fixed if rule.fixed is None else rule.fixed) if head else model.member_fixed) \
-        + math.ceil(max(streams) * unit.op_factor.get(op, 1.0))
+    startup = (unit.fixed if rule.fixed is None else rule.fixed) if head else model.member_fixed
+    expected = startup + math.ceil(max(streams) * unit.op_factor.get(op, 1.0))
     assert target.fused_cycles(op, rule, operands, inside, head) == expected
     if A2.units["V"].formulas[op].lookup("bf16", cols) is not None:
         return  # a row for any element type (tile.exp): priced by the formula
     bf16 = [OperandShape(o.shape, 2, "bf16") for o in operands]
     a2_rule = A2.route(op, ("UB",), "UB")
+    v = A2.units["V"]
+    byte_model = v.fixed + math.ceil(math.ceil(rows * cols * 2 / A2.bandwidth(a2_rule))
+                                     * v.op_factor.get(op, 1.0))
     assert A2.fused_cycles(op, a2_rule, bf16, [False, False], head=True) == \
-        A2.cycles(op, a2_rule, bf16) == A2.units["V"].fixed + math.ceil(
-            math.ceil(rows * cols * 2 / A2.bandwidth(a2_rule)) * A2.units["V"].op_factor.get(op, 1.0))
+        A2.cycles(op, a2_rule, bf16) == byte_model

@@ -51,10 +51,11 @@ class FusionModel:
     ``member_fixed``. An operand that stays in vector registers (a tile written by an earlier op
     of the span, or written and last-used inside it) streams at ``register_bytes_per_cycle``
     instead of the route's UB bandwidth; a formula-priced op's streaming part shrinks by the same
-    ratio (:meth:`Target.fused_terms`, :func:`fused_op_time`). The loop holds a tile in a register from the first op of the span
-    that touches it to the last (:func:`span_live_tiles`); when more than ``live_tiles`` tiles are
-    live at once the span spills: each tile beyond the limit costs a store and a reload of the
-    domain at 4 bytes per element (:meth:`span_spills`, :meth:`spill_cycles`). Every built-in
+    ratio (:meth:`Target.fused_terms`, :func:`fused_op_time`). The loop holds a tile in a
+    register from the first op of the span that touches it to the last
+    (:func:`span_live_tiles`); when more than ``live_tiles`` tiles are live at once the span
+    spills: each tile beyond the limit costs a store and a reload of the domain at 4 bytes per
+    element (:meth:`span_spills`, :meth:`spill_cycles`). Every built-in
     number is an assumption (see the target TOML).
     """
 
