@@ -356,9 +356,13 @@ def random_rows(blocks: int = 40) -> list[str]:
 
 def run() -> str:
     parts = ["## Tile fusion (fuse-tiles)", "",
-             "Produced by `benchmarks/bench_fuse.py`. Cycles come from the simulator under "
-             "ascend-a2's fused-execution model, whose numbers are assumptions "
-             "(docs/fuse-tiles.md); the plans are compared by the pass's own cost model.", "",
+             "Produced by `benchmarks/bench_fuse.py`. Cycles come from the simulator on "
+             "ascend-a2: vector ops cost the vendor's per-op formulas fused or not (a span's "
+             "first op pays its formula's bias, later ops one loop instruction; an operand kept "
+             "in registers streams at 256/768 of the formula's slope term), and the "
+             "fused-execution numbers (member_fixed, that register ratio, live_tiles) are "
+             "assumptions (docs/fuse-tiles.md); the plans are compared by the pass's own cost "
+             "model.", "",
              "### Fused vs unfused kernels", "",
              f"Unfused: `{UNFUSED}`; fused: `{FUSED}`. Target: fused <= 0.85 x unfused on the "
              "vector-bound kernels (V the busiest unit).", "",

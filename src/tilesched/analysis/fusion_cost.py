@@ -5,7 +5,8 @@ A *span* is a maximal run of consecutive ops of one block carrying the same
 of a span on a unit with a :class:`~tilesched.target.model.FusionModel`
 (:meth:`Target.fused_cycles`):
 
-- the span's first op pays the unit's ``fixed`` startup, later ops ``member_fixed``;
+- the span's first op pays its startup (the unit's ``fixed``, or its vendor formula's bias),
+  later ops ``member_fixed``;
 - a read operand stays in vector registers when an earlier op of the span wrote exactly that
   tile; the written operand does when a later op of the span reads exactly that tile with its
   ``tile.last_use`` flag set (the value is dead after that read, so it never goes to UB);
@@ -26,7 +27,7 @@ from tilesched.analysis.fusion_annotations import last_use_flags, span_of
 from tilesched.analysis.fusion_semantics import op_semantics
 from tilesched.analysis.regions import Region, root_region
 from tilesched.ir.tile import TileOp
-from tilesched.ir.types import element_bytes, memref_shape
+from tilesched.ir.types import element_bytes, element_type_name, memref_shape
 from tilesched.target.model import OperandShape, Route, Target
 
 
@@ -50,7 +51,8 @@ def fused_op_cycles(op: Operation, target: Target, rule: Route) -> int | None:
     written_before = {tile_key(m.written()) for m in span[:position] if isinstance(m, TileOp)}
     in_registers = [key in written_before for key in keys[:-1]]
     in_registers.append(_dies_in_span(keys[-1], span[position + 1:]))
-    shapes = [OperandShape(memref_shape(v.type), element_bytes(v.type)) for v in memrefs]
+    shapes = [OperandShape(memref_shape(v.type), element_bytes(v.type), element_type_name(v.type))
+              for v in memrefs]
     cycles = target.fused_cycles(op.name, rule, shapes, in_registers, head=position == 0)
     return cycles + _spill(span, position, op, target, rule)
 

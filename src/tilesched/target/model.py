@@ -14,10 +14,13 @@ formulas ``round(slope x elements + bias)`` looked up by (op, element type, colu
 ``fixed + ceil(K / k_block) * cycles_per_k_block + ceil(M * N * K / macs_per_cycle)``.
 A target with ``frequency_hz`` converts cycles to microseconds (:meth:`Target.microseconds`).
 A unit with a :class:`FusionModel` also runs fused spans (``tile.fusion_group``,
-docs/fuse-tiles.md): :meth:`Target.fused_cycles` is the duration of one op of a span. The fused
-formula (:func:`fused_op_time`) and the spill rule (:meth:`FusionModel.span_spills`) are defined
-here once: the simulator (``analysis/fusion_cost``) and the fusion planner
-(``schedule/fusion/cost``) both call them.
+docs/fuse-tiles.md): :meth:`Target.fused_terms` gives an op's startup and operand streams in a
+span (from the vendor formula when the op has one: its bias is the startup, its slope term the
+streaming), :meth:`Target.fused_cycles` the duration of one op of a span. The fused formula
+(:func:`fused_op_time`), the terms and the spill rule (:meth:`FusionModel.span_spills`) are
+defined here once: the simulator (``analysis/fusion_cost``) and the fusion planner
+(``transforms/fuse_tiles/segments`` builds its graph with them, ``schedule/fusion/cost``) both
+call them.
 """
 
 from __future__ import annotations
@@ -43,14 +46,16 @@ class Space:
 class FusionModel:
     """How a unit runs a fused span: consecutive ops of one ``tile.fusion_group``.
 
-    The span is one vector loop over the group's iteration domain: its first op pays the unit's
-    ``fixed`` startup, every later op only ``member_fixed``. An operand that stays in vector
-    registers (a tile written by an earlier op of the span, or written and last-used inside it)
-    streams at ``register_bytes_per_cycle`` instead of the unit's UB bandwidth
-    (:func:`fused_op_time`). The loop holds a tile in a register from the first op of the span
-    that touches it to the last (:func:`span_live_tiles`); when more than ``live_tiles`` tiles are
-    live at once the span spills: each tile beyond the limit costs a store and a reload of the
-    domain at 4 bytes per element (:meth:`span_spills`, :meth:`spill_cycles`). Every built-in
+    The span is one vector loop over the group's iteration domain: its first op pays its
+    startup (the unit's ``fixed``, or the bias of the op's vendor formula), every later op only
+    ``member_fixed``. An operand that stays in vector registers (a tile written by an earlier op
+    of the span, or written and last-used inside it) streams at ``register_bytes_per_cycle``
+    instead of the route's UB bandwidth; a formula-priced op's streaming part shrinks by the same
+    ratio (:meth:`Target.fused_terms`, :func:`fused_op_time`). The loop holds a tile in a
+    register from the first op of the span that touches it to the last
+    (:func:`span_live_tiles`); when more than ``live_tiles`` tiles are live at once the span
+    spills: each tile beyond the limit costs a store and a reload of the domain at 4 bytes per
+    element (:meth:`span_spills`, :meth:`spill_cycles`). Every built-in
     number is an assumption (see the target TOML).
     """
 
@@ -99,11 +104,31 @@ def span_live_tiles(span_tiles: Sequence[Iterable[Hashable]]) -> list[int]:
 
 
 def fused_op_time(fixed: int, factor: float, streams: Iterable[int]) -> int:
-    """Cycles of one op of a fused span: its startup (the unit's ``fixed`` for the span's first
-    op, ``member_fixed`` for a later one) plus its slowest operand stream (cycles through the
-    local buffer or in registers) times the op's factor. With every stream through the local
-    buffer and the unit's startup this is the unfused latency model."""
+    """Cycles of one op of a fused span: its startup (``FusedTerms.head_fixed`` for the span's
+    first op, ``member_fixed`` for a later one) plus its slowest operand stream (cycles through
+    the local buffer or in registers) times the op's factor. With every stream through the local
+    buffer and the head's startup this is the unfused latency model (:meth:`Target.cycles`)."""
     return fixed + math.ceil(max(streams, default=0) * factor)
+
+
+@dataclass(frozen=True)
+class FusedTerms:
+    """One op's terms in the fused-execution model (:meth:`Target.fused_terms`): its startup
+    alone or first in a span (``head_fixed``), as a later member (``member_fixed``), its factor,
+    and per memref operand the cycles of its stream ``(through the local buffer, in registers)``.
+    """
+
+    head_fixed: int
+    member_fixed: int
+    factor: float
+    streams: tuple[tuple[int, int], ...]
+
+    def cycles(self, in_registers: Sequence[bool], head: bool) -> int:
+        """The op's duration (:func:`fused_op_time`) with operand ``k`` in registers when
+        ``in_registers[k]``, first in its span (or alone) when ``head``."""
+        return fused_op_time(self.head_fixed if head else self.member_fixed, self.factor,
+                             [reg if inside else ub for (ub, reg), inside
+                              in zip(self.streams, in_registers, strict=True)])
 
 
 def microseconds(cycles: int | float, frequency_hz: float | None) -> float | None:
@@ -146,12 +171,21 @@ class VectorFormula:
 
     def cycles(self, dtype: str, shape: tuple[int, ...]) -> int | None:
         """Cycles for a tile of ``shape`` (rows = all but the last dimension), or None."""
+        found = self.split(dtype, shape)
+        return None if found is None else sum(found)
+
+    def split(self, dtype: str, shape: tuple[int, ...]) -> tuple[int, int] | None:
+        """:meth:`cycles` as (startup, streaming): the startup is the bias rounded, the
+        streaming part the rest of the rounded total (``slope x elements``, rounded so that the
+        two add up to the formula exactly); None when no row applies."""
         cols = shape[-1] if shape else 1
         found = self.lookup(dtype, cols)
         if found is None:
             return None
         slope, bias = found
-        return round_half_up(slope * math.prod(shape) + bias)
+        total = round_half_up(slope * math.prod(shape) + bias)
+        startup = min(round_half_up(bias), total)
+        return startup, total - startup
 
 
 @dataclass(frozen=True)
@@ -284,12 +318,10 @@ class Target:
             n = operands[1].shape[-1]
             blocks = math.ceil(k / max(unit.k_block, 1)) * unit.cycles_per_k_block
             return fixed + blocks + math.ceil(m * n * k / unit.macs_per_cycle)
-        formula = unit.formulas.get(op)
-        if formula is not None and operands:
+        split = self._formula_split(op, unit, operands)
+        if split is not None:
             # the vendor's form: its bias is the op's whole fixed cost, its slope the op's own
-            formula_cycles = formula.cycles(operands[0].dtype, operands[0].shape)
-            if formula_cycles is not None:
-                return formula_cycles
+            return sum(split)
         bandwidth = rule.bytes_per_cycle or unit.bytes_per_cycle
         if rule.element_bytes is not None:
             moved = max((math.prod(o.shape) * rule.element_bytes for o in operands), default=0)
@@ -298,21 +330,59 @@ class Target:
         work = math.ceil(moved / bandwidth) if bandwidth > 0 else 0
         return fixed + math.ceil(work * unit.op_factor.get(op, 1.0))
 
-    def fused_cycles(self, op: str, rule: Route, operands: list[OperandShape],
-                     in_registers: list[bool], head: bool) -> int:
-        """Duration of ``op`` inside a fused span on ``rule.unit`` (which has a fusion model).
+    def fused_terms(self, op: str, rule: Route, operands: list[OperandShape]) -> FusedTerms:
+        """``op``'s terms in the fused-execution model of ``rule.unit`` (memref operands, last =
+        destination); the one definition the simulator and the fusion planner both price fused
+        spans with. Alone or first in a span with every operand through the local buffer, the op
+        costs exactly :meth:`cycles`.
 
-        ``in_registers[k]`` says operand ``k`` stays in vector registers; ``head`` is the span's
-        first op. With no operand in registers, the head costs exactly :meth:`cycles`.
+        An op priced by a vendor formula (:class:`VectorFormula`): the startup is the formula's
+        bias (rounded), the streaming part ``slope x elements`` (rounded so that the two add up to
+        the formula). The streaming part is the largest operand's stream; each other operand's is
+        scaled by its share of the bytes, and an operand kept in registers streams ``bandwidth /
+        register_bytes_per_cycle`` times as long (the local-buffer to register datapath ratio the
+        fallback model uses; the vendor's model has no fused-loop figures). The op factor is
+        the formula's own (1). Any other op: the unit's (or route's) ``fixed`` startup and
+        ``bytes / rate`` per operand at the route's bandwidth or ``register_bytes_per_cycle``,
+        times the op's factor.
         """
         unit = self.units[rule.unit]
         model = unit.fusion or FusionModel()
+        bandwidth = self.bandwidth(rule)
+        split = self._formula_split(op, unit, operands)
+        if split is not None:
+            startup, streaming = split
+            largest = max(o.bytes for o in operands)
+            ratio = bandwidth / model.register_bytes_per_cycle
+            streams = []
+            for o in operands:
+                ub = -(-streaming * o.bytes // largest) if largest else 0
+                streams.append((ub, math.ceil(ub * ratio)))
+            return FusedTerms(startup, model.member_fixed, 1.0, tuple(streams))
         fixed = unit.fixed if rule.fixed is None else rule.fixed
-        bandwidth = rule.bytes_per_cycle or unit.bytes_per_cycle
-        streams = [stream_cycles(o.bytes, model.register_bytes_per_cycle if inside else bandwidth)
-                   for o, inside in zip(operands, in_registers, strict=True)]
-        return fused_op_time(fixed if head else model.member_fixed, unit.op_factor.get(op, 1.0),
-                             streams)
+        return FusedTerms(
+            fixed, model.member_fixed, unit.op_factor.get(op, 1.0),
+            tuple((stream_cycles(o.bytes, bandwidth),
+                   stream_cycles(o.bytes, model.register_bytes_per_cycle)) for o in operands))
+
+    def fused_cycles(self, op: str, rule: Route, operands: list[OperandShape],
+                     in_registers: list[bool], head: bool) -> int:
+        """Duration of ``op`` inside a fused span on ``rule.unit`` (which has a fusion model):
+        :meth:`fused_terms` with operand ``k`` in vector registers when ``in_registers[k]``;
+        ``head`` is the span's first op. With no operand in registers, the head costs exactly
+        :meth:`cycles`.
+        """
+        return self.fused_terms(op, rule, operands).cycles(in_registers, head)
+
+    @staticmethod
+    def _formula_split(op: str, unit: Unit,
+                       operands: list[OperandShape]) -> tuple[int, int] | None:
+        """(startup, streaming) of ``op`` by the unit's vendor formula for its first operand's
+        element type and shape, or None when the unit has no formula row for it."""
+        formula = unit.formulas.get(op)
+        if formula is None or not operands:
+            return None
+        return formula.split(operands[0].dtype, operands[0].shape)
 
     def bandwidth(self, rule: Route) -> float:
         """Bytes per cycle of ``rule`` (its own, else its unit's)."""

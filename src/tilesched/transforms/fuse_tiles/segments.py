@@ -10,7 +10,8 @@ latest write it sees; when that write covers exactly the tile read, the writer i
 *producer*. A written tile may stay in registers (``write_may_stay``) only when every read that
 sees it is by a fusible op of the same segment and domain reading exactly that tile, and the
 liveness analysis says it is dead at the block's end (:mod:`tilesched.analysis.fusion_liveness`).
-Costs come from the target's fused-execution model (:meth:`Target.fused_cycles`).
+Costs come from the target's fused-execution model (:meth:`Target.fused_terms`, the terms
+:meth:`Target.fused_cycles` prices the simulator's spans with).
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from tilesched.analysis.regions import Region, disjoint, root_region
 from tilesched.analysis.units import PerSignature, op_cycles, op_route
 from tilesched.ir.blocks import body_ops
 from tilesched.ir.tile import CallOp, TileOp
-from tilesched.ir.types import element_bytes, memref_shape
+from tilesched.ir.types import element_bytes, element_type_name, memref_shape
 from tilesched.schedule.fusion.graph import FusionGraph, FusionNode, Stream
-from tilesched.target.model import Target, stream_cycles
+from tilesched.target.model import OperandShape, Target
 
 
 @dataclass
@@ -54,7 +55,8 @@ def block_segments(block: Block, target: Target, facts: LivenessFacts) -> list[S
 
 class _Builder:
     """Builds the segments of one block (op semantics, routes and memref operands computed once
-    per op; regions, tile keys and sizes once per value: a block reuses a few tiles many times)."""
+    per op; regions, tile keys and operand shapes once per value: a block reuses a few tiles
+    many times)."""
 
     def __init__(self, block: Block, target: Target, facts: LivenessFacts):
         self.block = block
@@ -63,7 +65,7 @@ class _Builder:
         self.facts = facts
         self.semantics = {op: op_semantics(op) for op in self.ops}
         self.regions: dict = {}
-        self.sizes: dict = {}
+        self.shapes: dict = {}
         self.plain_routes = PerSignature(lambda op: op_route(op, target))
         self.tiles: dict[Region, int] = {}
         self.value_tiles: dict[int, int] = {}
@@ -75,10 +77,12 @@ class _Builder:
             found = self.regions[value] = root_region(value)
         return found
 
-    def size(self, value) -> int:
-        found = self.sizes.get(value)
+    def shape(self, value) -> OperandShape:
+        """What the target's latency model needs to know about memref ``value``."""
+        found = self.shapes.get(value)
         if found is None:
-            found = self.sizes[value] = _bytes(value)
+            found = self.shapes[value] = OperandShape(
+                memref_shape(value.type), element_bytes(value.type), element_type_name(value.type))
         return found
 
     def route(self, op: Operation):
@@ -152,18 +156,14 @@ class _Builder:
         model = unit.fusion
         bandwidth = self.target.bandwidth(rule)
         memrefs = self.flow.memrefs[op]
-
-        def stream(value, producer=None) -> Stream:
-            size = self.size(value)
-            return Stream(stream_cycles(size, bandwidth),
-                          stream_cycles(size, model.register_bytes_per_cycle), producer)
+        terms = self.target.fused_terms(op.name, rule, [self.shape(value) for value in memrefs])
 
         flow = self.flow
         reads = []
-        for slot, value in enumerate(memrefs[:-1]):
+        for slot, (ub, reg) in enumerate(terms.streams[:-1]):
             producer = flow.producer.get((op, slot))
             same = producer in index and domains.get(producer) == domain
-            reads.append(stream(value, index[producer] if same else None))
+            reads.append(Stream(ub, reg, index[producer] if same else None))
         readers = flow.readers.get(op, [])
         partners = all(r in index and domains.get(r) == domain for r in readers)
         stays = bool(readers) and partners and op not in flow.read_elsewhere \
@@ -171,9 +171,8 @@ class _Builder:
         keys = [self.tile_key(value) for value in memrefs]
         return FusionNode(
             fusible=True, domain=domain,
-            head_fixed=unit.fixed if rule.fixed is None else rule.fixed,
-            member_fixed=model.member_fixed, factor=unit.op_factor.get(op.name, 1.0),
-            reads=tuple(reads), write=stream(memrefs[-1]),
+            head_fixed=terms.head_fixed, member_fixed=terms.member_fixed, factor=terms.factor,
+            reads=tuple(reads), write=Stream(*terms.streams[-1]),
             readers=tuple(sorted({index[r] for r in readers})) if partners else (),
             write_may_stay=stays, tiles=tuple(dict.fromkeys(keys)),
             spill=model.spill_cycles(self.semantics[op].elements, bandwidth),
@@ -254,11 +253,3 @@ def _carried(loop: scf.ForOp, nodes: list[Operation]) -> list[tuple[int, int, in
         if src is not None and dst is not None:
             found.add((src, dst, dep.distance))
     return sorted(found)
-
-
-def _bytes(value) -> int:
-    shape = memref_shape(value.type)
-    size = element_bytes(value.type)
-    for dim in shape:
-        size *= dim
-    return size
