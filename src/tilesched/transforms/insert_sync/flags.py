@@ -107,8 +107,8 @@ class FlagSync:
                     for inner in region.blocks:
                         self._plan_block(inner, None)
                 owned[id(region_op)] = []
-        caps, used_inside = _separate_ids(boundaries, owned, self.limit)
         try:
+            caps, used_inside = _separate_ids(boundaries, owned, self.limit)
             return self._plan_expanded(block, loop, ops, boundaries, footprints, caps,
                                        used_inside, hoisted)
         except OutOfIds as error:
