@@ -12,6 +12,8 @@ config.excludes = ["Inputs", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.environment["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 config.environment["PYTHONUNBUFFERED"] = "1"
+if "PYTHONPATH" in os.environ:  # a worktree's src first: its tilesched, not the installed one
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
 bin_dir = os.path.dirname(sys.executable)
 tilesched = shutil.which("tilesched", path=bin_dir) or "tilesched"
 config.substitutions.append(("%tilesched", tilesched))

@@ -65,6 +65,20 @@ class FlagSync:
         else:
             self._plan_block(block, None)
 
+    def run_function(self, block: Block) -> None:
+        """Synchronize a function body; then number each pair's ids from 0 in the order
+        they were chosen (a renaming: which flags share an id does not change)."""
+        self.run_block(block)
+        if self.legacy or self.naive:
+            return
+        flags = [op for op in block.walk() if isinstance(op, S.SetFlagOp | S.WaitFlagOp)]
+        used: dict[tuple[str, str], set[int]] = defaultdict(set)
+        for op in flags:
+            used[(op.src.data, op.dst.data)].add(op.event.value.data)
+        for op in flags:
+            ids = sorted(used[(op.src.data, op.dst.data)])
+            op.properties["event"] = IntegerAttr(ids.index(op.event.value.data), i64)
+
     def run_loop(self, loop: scf.ForOp) -> tuple[list[Operation], list[Operation]]:
         """Synchronize a loop body; returns the ops to put before and after the loop."""
         if self.legacy or self.naive:
