@@ -46,6 +46,10 @@ SCALE = {
     "ascend_attention_epilogue": ("%c4 = arith.constant 4 :", "4", [
         ("256x128xf32", "{}x128xf32", 64), ("256x1xf32", "{}x1xf32", 64),
         ("256x128xf16", "{}x128xf16", 64)]),
+    "ascend_gemm_db": ("%c4 = arith.constant 4 :", "4", [("256x2048xf16", "256x{}xf16", 512),
+                                                         ("2048x512xf16", "{}x512xf16", 512)]),
+    "ascend_gemm_db_free": ("%c4 = arith.constant 4 :", "4", [
+        ("256x2048xf16", "256x{}xf16", 512), ("2048x512xf16", "{}x512xf16", 512)]),
     "amd_attention": ("%c8 = arith.constant 8 :", "8", [("64x512xf16", "64x{}xf16", 64),
                                                         ("512x64xf16", "{}x64xf16", 64)]),
 }

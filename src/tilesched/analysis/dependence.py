@@ -167,18 +167,19 @@ def _box(access: Access) -> tuple[tuple[int, int], ...] | None:
     return tuple((d.start.const, d.start.const + d.size) for d in dims)
 
 
-def loop_carried_dependences(loop: scf.ForOp) -> list[Dependence]:
+def loop_carried_dependences(loop: scf.ForOp, limit: int | None = None) -> list[Dependence]:
     """Dependences from iteration ``i`` to ``i + d`` (``d >= 1``) between the body's ops.
 
     Indices refer to ``list(loop.body.block.ops)``; for each pair and kind the
     smallest distance is reported, solved exactly per dimension (linear offsets
     give an interval of conflicting distances, slots a congruence) rather than
     by trying distances one by one. With a constant trip count ``T`` only
-    distances below ``T`` exist.
+    distances below ``T`` exist; ``limit`` overrides that bound (a loop whose next run
+    continues where this one stopped, as insert-sync threads an inner loop's flags).
     """
     ops = list(loop.body.block.ops)
     effects = [effects_of(op) for op in ops]
-    limit = distance_limit(loop)
+    limit = distance_limit(loop) if limit is None else limit
     found: dict[tuple[int, int, str], Dependence] = {}
     for i, first in enumerate(effects):
         for j, second in enumerate(effects):

@@ -118,7 +118,7 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
     for pair, found in flags.items():
         for index, (producer, consumer) in enumerate(found):
             event = caps.get(pair, limit) - 1 - index
-            body.append(SyncOp(producer + 1, SET, pair[0], pair[1], event, order=30 + index / 64))
+            body.append(SyncOp(producer + 1, SET, pair[0], pair[1], event, order=15 + index / 64))
             body.append(SyncOp(consumer, WAIT, pair[0], pair[1], event, order=20 + index / 64))
             presets.append(SyncOp(0, SET, pair[0], pair[1], event))
             drains.append(SyncOp(0, WAIT, pair[0], pair[1], event))

@@ -28,7 +28,7 @@ class SyncOp:
     dst: str = ""
     event: int = -1
     order: float = 0
-    fallback: bool = False  # a barrier_all issued because a pair ran out of event ids
+    fallback: bool = False  # a widened set or a barrier_all: a pair ran out of event ids
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -36,12 +36,11 @@ class SyncOp:
 
 
 def count_fallbacks(ops: list[SyncOp]) -> int:
-    """How often a plan ran out of event ids (a drain: early waits, then ``barrier_all``).
-
-    The drain marks its ``barrier_all`` as ``fallback``; barriers that an inline consumer
-    needs and the per-iteration serialization of a loop are not counted.
-    """
-    return sum(1 for s in ops if s.kind == BARRIER_ALL and s.fallback)
+    """How often a plan ran out of event ids: a widened flag (one set covering two
+    dependences of a pair, marked ``fallback``) or a drain (early waits, then a
+    ``barrier_all`` marked ``fallback``); barriers that an inline consumer needs and the
+    per-iteration serialization of a loop are not counted."""
+    return sum(1 for s in ops if s.fallback)
 
 
 def ids_used(ops: list[SyncOp]) -> dict[str, int]:

@@ -8,8 +8,11 @@ Two steps. :func:`required_syncs` decides which dependences need a sync at all (
 implied by happens-before; a consumer waits once per producer unit, for the latest).
 :func:`allocate` then places them — a set right after its producer, a wait right before its
 consumer — and gives each flag an id from the :class:`~.pool.EventPool`. When no id is free,
-the oldest pending flags of the pair are waited for early and a ``barrier_all`` makes every
-id free again: never over the limit, never a failure.
+a pending flag of the pair is *widened* first: its set moves after the new (later, same
+in-order unit) producer and covers both dependences, its wait before the earlier consumer.
+Only when no flag of the pair is pending (every id waits to be known free) are the pair's
+flags waited for early and a ``barrier_all`` makes every id free again: never over the limit,
+never a failure.
 """
 
 from __future__ import annotations
@@ -136,7 +139,9 @@ class _Allocation:
         self.inserts: list[SyncOp] = []
         self.pool = EventPool(limit, reserved)
         self.clocks = StaticClocks()
-        self.pending: dict[Pair, list[tuple[Need, int, dict[str, int]]]] = defaultdict(list)
+        # per pair: (needs the flag covers, id, the set's snapshot, the set) not waited yet
+        self.pending: dict[Pair, list[tuple[tuple[Need, ...], int, dict[str, int], SyncOp]]] = (
+            defaultdict(list))
         self.peak: dict[Pair, int] = defaultdict(int)
 
     def pair(self, need: Need) -> Pair:
@@ -146,6 +151,9 @@ class _Allocation:
         """The set of ``need`` after its producer (before item ``position``)."""
         pair = self.pair(need)
         event = self.pool.free_id(pair, self.clocks.known(*pair))
+        if event is None and self.pending[pair]:
+            self.widen(need, pair, position, order)
+            return
         if event is None:
             # Before this set but after the sets already placed at this position (lower orders).
             self.drain(pair, position, 10 + order - 0.5)
@@ -155,8 +163,23 @@ class _Allocation:
         self.pool.take(pair, event)
         self.peak[pair] = max(self.peak[pair], self.pool.pending(pair))
         snapshot = self.clocks.tick(pair[0])
-        self.inserts.append(SyncOp(position, SET, pair[0], pair[1], event, order=10 + order))
-        self.pending[pair].append((need, event, snapshot))
+        sync = SyncOp(position, SET, pair[0], pair[1], event, order=10 + order)
+        self.inserts.append(sync)
+        self.pending[pair].append(((need,), event, snapshot, sync))
+
+    def widen(self, need: Need, pair: Pair, position: int, order: int) -> None:
+        """Out of ids, but a flag of the pair is still pending: its set moves here, after
+        the later producer of the same in-order unit, and covers both dependences (its wait
+        goes before the earlier of the two consumers). Of the pending flags, the one whose
+        consumer comes last is widened (it loses the least)."""
+        entry = max(self.pending[pair], key=lambda e: min(n.consumer for n in e[0]))
+        needs, event, _, old = entry
+        self.pending[pair].remove(entry)
+        self.inserts.remove(old)
+        snapshot = self.clocks.tick(pair[0])
+        sync = SyncOp(position, SET, pair[0], pair[1], event, order=10 + order, fallback=True)
+        self.inserts.append(sync)
+        self.pending[pair].append((needs + (need,), event, snapshot, sync))
 
     def consumer_side(self, need: Need, j: int) -> None:
         """What consumer ``j`` does before it runs: a barrier, or the wait of its flag."""
@@ -168,12 +191,12 @@ class _Allocation:
             self.inserts.append(SyncOp(j, PIPE_BARRIER, unit, unit, order=60))
         else:
             pair = self.pair(need)
-            entry = next((p for p in self.pending[pair] if p[0] is need), None)
-            if entry is not None:  # else already waited for early by a drain
+            entry = next((p for p in self.pending[pair] if need in p[0]), None)
+            if entry is not None:  # else already waited for: early by a drain, or widened
                 self.wait(pair, entry, j, 40)
 
     def wait(self, pair: Pair, entry, position: int, order: float) -> None:
-        need, event, snapshot = entry
+        _, event, snapshot, _ = entry
         self.pending[pair].remove(entry)
         self.clocks.receive(pair[1], snapshot)
         count = self.clocks.tick(pair[1])[pair[1]]

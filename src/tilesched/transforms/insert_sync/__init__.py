@@ -51,7 +51,10 @@ class InsertSyncPass(TilePass):
                 from tilesched.transforms.insert_sync.flags import FlagSync
 
                 sync = FlagSync(env.target, naive=self.naive, legacy=self.legacy)
-                sync.run_block(block)
+                sync.run_function(block)
+                for region_op, reason in sync.barrier_regions:
+                    env.warn(f"barrier_all before and after this region: no flag plan fits, {reason}",
+                             region_op)
                 for loop in sync.serialized_loops:
                     env.warn("event ids would be re-set before their previous wait completes; "
                              "this loop's iterations are serialized with barrier_all", loop)

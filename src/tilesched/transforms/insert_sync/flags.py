@@ -57,6 +57,7 @@ class FlagSync:
         self.peak_events: dict[str, int] = defaultdict(int)
         self.serialized_loops: list[scf.ForOp] = []
         self.barrier_regions: list[tuple[Operation, str]] = []  # kept barrier_all, and why
+        self._threaded: set[int] = set()  # loops whose flags continue in their next run
         self._plain = PerSignature(self._routed)  # ops without regions or a pipe override
 
     def run_block(self, block: Block, in_loop: bool = False) -> None:
@@ -65,6 +66,20 @@ class FlagSync:
             self._legacy_block(block, in_loop)
         else:
             self._plan_block(block, None)
+
+    def run_function(self, block: Block) -> None:
+        """Synchronize a function body; then number each pair's ids from 0 in the order
+        they were chosen (a renaming: which flags share an id does not change)."""
+        self.run_block(block)
+        if self.legacy or self.naive:
+            return
+        flags = [op for op in block.walk() if isinstance(op, S.SetFlagOp | S.WaitFlagOp)]
+        used: dict[tuple[str, str], set[int]] = defaultdict(set)
+        for op in flags:
+            used[(op.src.data, op.dst.data)].add(op.event.value.data)
+        for op in flags:
+            ids = sorted(used[(op.src.data, op.dst.data)])
+            op.properties["event"] = IntegerAttr(ids.index(op.event.value.data), i64)
 
     def run_loop(self, loop: scf.ForOp) -> tuple[list[Operation], list[Operation]]:
         """Synchronize a loop body; returns the ops to put before and after the loop."""
@@ -96,6 +111,8 @@ class FlagSync:
         hoisted: list[tuple[list[Operation], list[Operation]]] = []
         for region_op in boundaries:
             if isinstance(region_op, scf.ForOp):
+                if loop is not None:
+                    self._threaded.add(id(region_op))
                 presets, drains = self.run_loop(region_op)
                 if loop is not None:  # threaded: the flags stay set between the instances
                     hoisted.append((presets, drains))
@@ -108,8 +125,8 @@ class FlagSync:
                     for inner in region.blocks:
                         self._plan_block(inner, None)
                 owned[id(region_op)] = []
-        caps, used_inside = _separate_ids(boundaries, owned, self.limit)
         try:
+            caps, used_inside = _separate_ids(boundaries, owned, self.limit)
             return self._plan_expanded(block, loop, ops, boundaries, footprints, caps,
                                        used_inside, hoisted)
         except OutOfIds as error:
@@ -140,7 +157,7 @@ class FlagSync:
         index_of = {id(op): i for i, op in enumerate(ops)}
         carried = set()
         uncovered: dict[int, set | None] = {}
-        for d in loop_carried_dependences(loop):
+        for d in loop_carried_dependences(loop, self._distance(loop)):
             src, dst = id(all_ops[d.src]), id(all_ops[d.dst])
             if src not in index_of or dst not in index_of:
                 continue
@@ -167,31 +184,45 @@ class FlagSync:
         drains = [_make(s) for s in plan.drains] + [op for _, dr in hoisted for op in dr]
         return presets, drains
 
+    def _distance(self, loop: scf.ForOp) -> int | None:
+        """The carried distances to consider: unbounded for a threaded loop (its next run
+        continues like a next iteration, whatever its trip count)."""
+        return (1 << 40) if id(loop) in self._threaded else None
+
     def _uncovered_pairs(self, region_op: Operation, loop: scf.ForOp) -> set | None:
         """Unit pairs ``(u, v)`` of an inner loop whose ops may conflict with its next
         instance (in ``loop``'s next iteration) without that being ordered by its own flags;
-        None when not known (not a loop, or multi-unit regions inside it).
+        None when not known (not a loop).
 
         Its back-edge flags are threaded through ``loop``, so its next instance starts as
-        its next iteration would: a dependence of the inner loop (intra-iteration forward,
-        or carried at any distance) from ``x`` to ``y`` orders ``y`` after every earlier
-        ``x`` of the unit. What is left are pairs that conflict only across ``loop``."""
+        its next iteration would. Ops ``x`` and ``y`` anywhere inside it that may conflict
+        across ``loop``'s iterations are ordered if the ops of its body that hold them have
+        a dependence of the inner loop (intra-iteration forward, or carried at any
+        distance): the inner plan orders ``y`` after every earlier op of ``x``'s unit (for a
+        nested region, through its entry and exit items). What is left are pairs that
+        conflict only across ``loop``."""
         if not isinstance(region_op, scf.ForOp):
             return None
         block = region_op.body.block
         inner = body_ops(block)
-        if any(self._is_boundary(op) for op in inner):
-            return None
         all_inner = list(block.ops)
+        top = {id(op): op for op in inner}
         covered = {(id(inner[d.src]), id(inner[d.dst])) for d in block_dependences(inner)}
         covered |= {(id(all_inner[d.src]), id(all_inner[d.dst]))
-                    for d in loop_carried_dependences(region_op)}
-        queued = [(op, self._item(op)) for op in inner if self._queued(op)]
+                    for d in loop_carried_dependences(region_op, self._distance(region_op))}
+        leaves = []
+        for op in region_op.walk():
+            if op is region_op or op.regions or not self._queued(op):
+                continue
+            holder = op
+            while id(holder) not in top:
+                holder = holder.parent_op()
+            leaves.append((op, self._item(op), id(holder)))
         found = set()
-        for x, ix in queued:
-            for y, iy in queued:
+        for x, ix, hx in leaves:
+            for y, iy, hy in leaves:
                 pair = (ix.unit, iy.unit)
-                if ix.unit == iy.unit or pair in found or (id(x), id(y)) in covered:
+                if ix.unit == iy.unit or pair in found or (hx, hy) in covered:
                     continue
                 if ix.inline or iy.inline or carried_conflict(x, y, loop):
                     found.add(pair)
@@ -281,7 +312,7 @@ class FlagSync:
         deps = _mapped(units, reduced_edges(ops))
         carried = _mapped(units, [
             (index_of[id(all_ops[d.src])], index_of[id(all_ops[d.dst])], d.distance)
-            for d in loop_carried_dependences(loop)
+            for d in loop_carried_dependences(loop, self._distance(loop))
             if id(all_ops[d.src]) in index_of and id(all_ops[d.dst]) in index_of])
         ops = anchors
         if self.naive:
