@@ -20,7 +20,3 @@ tilesched = shutil.which("tilesched", path=bin_dir) or "tilesched"
 config.substitutions.append(("%tilesched", tilesched))
 config.substitutions.append(("%filecheck", shutil.which("filecheck", path=bin_dir) or "filecheck"))
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__), "..", "..", "examples")))
-# Run the tree under test (a worktree puts its src/ first on PYTHONPATH), in the engine chosen.
-for name in ("PYTHONPATH", "TILESCHED_PURE_PYTHON"):
-    if name in os.environ:
-        config.environment[name] = os.environ[name]
