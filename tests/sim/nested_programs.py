@@ -28,7 +28,7 @@ PASSES = {
     "cuda": ["insert-sync", "software-pipeline,insert-sync"],
     "amd": ["insert-sync", "warp-pipeline", "software-pipeline,insert-sync"],
 }
-ITEMS = ["load", "compute", "compute", "store", "if", "fixed"]
+ITEMS = ["load", "compute", "compute", "store", "if", "fixed", "feedback"]
 CONDITIONS = ["eq", "lt", "ge", "mod"]
 MAX_ITERATIONS = 1500  # innermost iterations of the whole nest (full simulation pays for each)
 
@@ -150,6 +150,9 @@ class _Builder:
         elif what == "fixed":  # a tile every iteration reuses (WAR / WAW across iterations)
             k.load(self.h.view((pick % 2, 0), (16, 16)), self.fixed,
                    **self.sched(0 if pipelined else None))
+        elif what == "feedback":  # written back where "fixed" reads: a chain across units
+            k.store(self.tmp, self.h.view((pick % 2, 0), (16, 16)),
+                    **self.sched(2 if pipelined else None))
         elif what == "compute":
             self.compute(slot, pick, self.sched(1 if pipelined else None))
         elif what == "store":

@@ -41,6 +41,7 @@ OLD = "old"
 MAX_CUTS = 256  # cuts tried per loop segment before it is simulated in full
 GROWTH = 12  # cuts in a row with more state than the one before: give up (a leak)
 MIN_REMAINING = 4  # iterations left in a segment below which cutting is not worth it
+MAX_RECORDED = 1 << 20  # instructions a loop's cuts keep for its critical-path replay
 
 
 @dataclass
@@ -73,13 +74,21 @@ class _Watch:
     tries: int = 0
     start_position: int = 0
     positions: dict = field(default_factory=dict)  # iteration -> program position at its start
+    # what happened since this loop's previous cut, cuts of nested loops and their skips
+    # included (SteadyState._flush): per issuer the chunks fetched (and PathJumps), the
+    # (issuer, agent) pairs awaited and those where the agent's time won
+    chunks: list | None = field(default_factory=list)  # None: more than MAX_RECORDED
+    recorded: int = 0  # instructions in chunks
+    awaited: set = field(default_factory=set)
+    await_wins: set = field(default_factory=set)
 
 
 @dataclass
 class _Cut:
     n: int
     numbers: dict
-    chunks: list  # per issuer: instruction chunks fetched since the previous cut
+    chunks: list | None  # per issuer: instruction chunks fetched since the previous cut
+    size: int  # instructions in them
     clocks: list
     seqs: list
     awaited: set = field(default_factory=set)  # (issuer, agent) awaited since the previous cut
@@ -184,6 +193,39 @@ class SteadyState:
 
     # ------------------------------------------------------------------ cuts
 
+    def _open_watches(self, leader: int, watch: _Watch) -> list[_Watch]:
+        """``watch`` and the watches of the loops around it still being cut (their frames are
+        in the leader's current chunk)."""
+        stream = self.p.stream
+        chunk = stream.chunks[stream.next[leader] - 1 - stream.first]
+        frames = [w[0] for w in chunk.where]
+        out = [watch]
+        for w in self.watches.values():
+            if w is not watch and w.reason is None and any(f is w.frame for f in frames):
+                out.append(w)
+        return out
+
+    def _flush(self, watches: list[_Watch]) -> None:
+        """Hand what was recorded since the last cut (of any loop) to ``watches``: a loop's
+        period spans the cuts and skips of the loops nested in it."""
+        e = self.e
+        size = sum(len(chunk) for chunks in self.fetched for chunk in chunks)
+        for w in watches:
+            w.recorded += size
+            if w.recorded > MAX_RECORDED:
+                w.chunks = None  # too much to keep: no critical-path replay over this period
+            elif w.chunks is not None:
+                if not w.chunks:
+                    w.chunks = [[] for _ in range(e.n_issuers)]
+                for mine, chunks in zip(w.chunks, self.fetched, strict=True):
+                    mine.extend(chunks)
+            w.awaited |= e.awaited
+            w.await_wins |= e.await_wins
+        for chunks in self.fetched:
+            chunks.clear()
+        e.awaited.clear()
+        e.await_wins.clear()
+
     def _cut(self, watch: _Watch, leader: int, n: int) -> None:
         e = self.e
         watch.tries += 1
@@ -198,15 +240,18 @@ class SteadyState:
             key = view.key()
         except _NotHere:
             return
-        cut = _Cut(n, _numbers(e), [list(c) for c in self.fetched], list(e.clock), list(e.seq),
-                   set(e.awaited), set(e.await_wins), view.times)
-        for chunks in self.fetched:
-            chunks.clear()
-        e.awaited.clear()
-        e.await_wins.clear()
+        self._flush(self._open_watches(leader, watch))
+        cut = _Cut(n, _numbers(e), watch.chunks, watch.recorded, list(e.clock), list(e.seq),
+                   watch.awaited, watch.await_wins, view.times)
+        watch.chunks, watch.recorded, watch.awaited, watch.await_wins = [], 0, set(), set()
         watch.history.append(cut)
         if len(watch.history) > MAX_CUTS:
             del watch.history[0]
+        kept = 0
+        for old in reversed(watch.history):  # the oldest cuts' chunks go first
+            kept += old.size
+            if kept > MAX_RECORDED and old.chunks is not None:
+                old.chunks = None
         self.recording = True
         earlier = watch.cuts.get(key)
         if earlier is None:
@@ -258,12 +303,23 @@ class SteadyState:
         deltas = {key: value - earlier.numbers.get(key, 0) for key, value in cut.numbers.items()}
         period_chunks = [[] for _ in range(e.n_issuers)]
         for record in between:
+            if record.chunks is None:
+                period_chunks = [None] * e.n_issuers
+                break
             for issuer, chunks in enumerate(record.chunks):
                 period_chunks[issuer].extend(chunks)
         shift = _Shift(self, watch, view, periods, k, lam, mu, deltas, earlier.times)
-        if not shift.check() or not shift.critical_paths(period_chunks):
+        enclosing = [w for w in self._open_watches(leader, watch) if w is not watch]
+        if not shift.check() or not shift.critical_paths(period_chunks, bool(enclosing)):
             return
         shift.apply()
+        for w in enclosing:  # their periods span this skip: its effect on the critical paths
+            if w.chunks is None or shift.path_jumps[0] is None:
+                continue
+            if not w.chunks:
+                w.chunks = [[] for _ in range(e.n_issuers)]
+            for mine, jump in zip(w.chunks, shift.path_jumps, strict=True):
+                mine.append(jump)
         position = watch.positions[n]
         advance = shift.positions
         skipped = periods * k
@@ -410,8 +466,6 @@ class _Canonical(_Map):
             found = next((w for w in where if w[0] is frame), None)
             if found is None or found[1] < self.segment.start or found[1] not in self.watch.positions:
                 raise _NotHere
-            if i != self.leader and found[2] > 0 and _has_inner_loop(frame.op):
-                raise _NotHere  # its place would be re-lowered without inner skips
             yield (found[1] - self.n, found[2], e.pc[i])
 
     def time(self, owner: int, t, floor=None):
@@ -468,15 +522,29 @@ class _Shift(_Map):
         bar_steps = {deltas.get(("bar", i), 0) for i in range(e.n_issuers) if not e.done[i]}
         self.bar_step = bar_steps.pop() if len(bar_steps) == 1 else None
 
-    def critical_paths(self, period_chunks) -> bool:
-        """Advance each issuer's critical path exactly (max-plus power); False if impossible."""
+    def critical_paths(self, period_chunks, nested: bool = False) -> bool:
+        """Advance each issuer's critical path exactly (max-plus power); False (every path left
+        as it was) if impossible. ``nested``: the skip lies in a period of an enclosing loop,
+        which replays it later: keep each path's map (``path_jumps``)."""
+        self.path_jumps = [None] * self.e.n_issuers
         if self.e.bound is None or self.e.bound.paths is None:
             return True
         if self.bar_step is None:
             return False
-        for issuer, path in enumerate(self.e.bound.paths):
-            if not advance_path(path, period_chunks[issuer], self._move, self.periods):
+        paths = self.e.bound.paths
+        jumps = []
+        for issuer, path in enumerate(paths):
+            chunks = period_chunks[issuer]
+            if chunks is None:
+                return False  # not recorded (too many ops since the earlier cut)
+            jump = advance_path(path, chunks, self._move, self.periods, nested)
+            if jump is None:
                 return False
+            jumps.append(jump)
+        for path, jump in zip(paths, jumps, strict=True):
+            jump.apply(path)
+        if nested:
+            self.path_jumps = jumps
         return True
 
     def _move(self, buf: int, region, times: int):
@@ -541,11 +609,6 @@ class _Shift(_Map):
             return region
         return tuple((lo + s * self.steps, hi + s * self.steps)
                      for (lo, hi), s in zip(region, shift, strict=True))
-
-
-def _has_inner_loop(op) -> bool:
-    from xdsl.dialects import scf
-    return any(isinstance(inner, scf.ForOp) for inner in op.body.walk())
 
 
 def _max_static() -> int:
