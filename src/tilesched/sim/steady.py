@@ -34,7 +34,7 @@ from tilesched.ir.text import location_of
 from tilesched.sim.critical_path import advance_path
 from tilesched.sim.loop_analysis import Unanalyzable, analyze_loop
 from tilesched.sim.lower import View
-from tilesched.sim.program import ITER, MARK
+from tilesched.sim.program import ITER, MARK, WAIT
 
 DOMINATED = "dominated"  # a time every later use takes the max of with something no earlier
 OLD = "old"
@@ -68,6 +68,7 @@ class _Watch:
     frame: object
     segment: object = None
     reason: str | None = None  # why the loop is simulated in full
+    retry_at: int | None = None  # ... up to this iteration (the segment's end), None: to its end
     cuts: dict = field(default_factory=dict)  # canonical key -> the latest _Cut with it
     history: list = field(default_factory=list)  # the cuts, oldest first
     sizes: list = field(default_factory=list)  # how much state each cut held
@@ -109,6 +110,8 @@ class SteadyState:
         self.fetched = [[] for _ in range(engine.n_issuers)]  # chunks since the last cut
         self.recording = False
         self.skipped_ops = 0
+        self.dead = engine.dead  # unit agents blocked for good (_bury)
+        self._settable = None  # (pair, event) of every set_flag in the function (None: any)
         program.why_not_steady = lambda op: self.unsteady.get(str(location_of(op) or "?"))
 
     # ------------------------------------------------------------------ hooks
@@ -145,6 +148,7 @@ class SteadyState:
         watch.positions[n] = stream.chunks[-1].base + len(stream.chunks[-1].ops)
         if watch.reason is not None or n >= watch.segment.end - MIN_REMAINING:
             return
+        self._bury()
         self._cut(watch, issuer, n)
 
     # ------------------------------------------------------------------ watching loops
@@ -156,6 +160,9 @@ class SteadyState:
             for old in [k for k in self.watches if k[0] == frame.loop]:
                 del self.watches[old]
             watch = self.watches[key] = _Watch(frame)
+        if watch.reason is not None and watch.retry_at is not None and n >= watch.retry_at:
+            watch.reason = watch.retry_at = None  # that segment is over: try the next one
+            self.recording = True
         if watch.reason is None and (watch.segment is None or n >= watch.segment.end):
             self._analyze(watch, frame, n)
         return watch
@@ -172,7 +179,7 @@ class SteadyState:
         for buf, shift in watch.segment.shift.items():
             if shift is None and self._relevant(buf):
                 self._give_up(watch, f"buffer {lowering.buffers[buf].name} is accessed with "
-                              f"offsets that move differently")
+                              f"offsets that move differently", watch.segment.end)
                 return
         watch.cuts.clear()
         watch.tries = 0
@@ -186,10 +193,72 @@ class SteadyState:
         return any((buf if g < 0 else buf + VIRTUAL_STRIDE * (g + 1)) not in dropped
                    for g in groups)
 
-    def _give_up(self, watch: _Watch, reason: str) -> None:
-        watch.reason = reason
+    def _give_up(self, watch: _Watch, reason: str, until: int | None = None) -> None:
+        """Simulate the loop in full (up to iteration ``until``, the end of a segment the
+        reason is about; ``None``: to the end of this execution of the loop)."""
+        watch.reason, watch.retry_at = reason, until
         self.unsteady[str(location_of(watch.frame.op) or "?")] = reason
         self.recording = any(w.reason is None for w in self.watches.values())
+
+    # ------------------------------------------------------------------ dead agents
+
+    def _bury(self) -> None:
+        """Find unit agents blocked for good: waiting for a flag whose src is such an agent
+        (its queued sets never run) or that no ``set_flag`` of the function names (so no op the
+        program can still execute sets it). Such an agent never runs again: only how many ops
+        are enqueued to it still matters (``len``), so its queue stops storing them
+        (:class:`_Sink`). Full simulation reaches the same deadlock; what is left of the run
+        (the agents still alive) can then repeat and be extrapolated."""
+        e = self.e
+        flags = e.flags
+        before = len(self.dead)
+        changed = True
+        while changed:
+            changed = False
+            for agent in e.p.agents[e.n_issuers:]:
+                a = agent.index
+                if a in self.dead or a in e.pipe:
+                    continue
+                h, items = e.head[a], e.items[a]
+                if h >= list.__len__(items) or items[h][0] != WAIT:
+                    continue
+                f = items[h][1]
+                if flags.pending[f] or flags.waiter[f] != a:
+                    continue
+                flag = e.p.flags[f]
+                if flag.src in self.dead or not self._may_be_set(flag):
+                    self._kill(a)
+                    changed = True
+        if len(self.dead) > before:
+            # op references and regions older than this point stay as they are in the cuts
+            # (the dead agents' never move again): the segments' cuts start over
+            last = self.p.stream.chunks[-1]
+            for watch in self.watches.values():
+                watch.start_position = last.base + len(last.ops)
+                watch.cuts.clear()
+
+    def _may_be_set(self, flag) -> bool:
+        """Does a ``set_flag`` of the function name this flag (pair and event)?"""
+        if self._settable is None:
+            self._settable = set()
+            for op in _function_ops(self.p.lowering.body):
+                if op.name != "sync.set_flag":
+                    continue
+                props = {name: _plain_value(attr) for name, attr in op.properties.items()}
+                event = props.get("event")
+                self._settable.add((f"{props.get('src')}->{props.get('dst')}",
+                                    event if isinstance(event, int) else None))
+        return ((flag.pair, flag.event) in self._settable
+                or (flag.pair, None) in self._settable)
+
+    def _kill(self, a: int) -> None:
+        e = self.e
+        self.dead.add(a)
+        h = e.head[a]
+        for lists in (e.items, e.avail, e.ivc):
+            kept = _Sink(lists[a][:h + 1])
+            kept.dropped = list.__len__(lists[a]) - (h + 1)
+            lists[a] = kept
 
     # ------------------------------------------------------------------ cuts
 
@@ -230,7 +299,8 @@ class SteadyState:
         e = self.e
         watch.tries += 1
         if watch.tries > MAX_CUTS:
-            self._give_up(watch, f"its state did not repeat within {MAX_CUTS} iterations")
+            self._give_up(watch, f"its state did not repeat within {MAX_CUTS} iterations",
+                          watch.segment.end)
             return
         if e.detector is not None:
             e.detector.prune()
@@ -333,6 +403,34 @@ class SteadyState:
                                        skipped))
 
 
+class _Sink(list):
+    """The queue of a dead agent: appends are only counted (``len`` includes them)."""
+
+    dropped = 0
+
+    def append(self, value) -> None:
+        self.dropped += 1
+
+    def __len__(self) -> int:
+        return list.__len__(self) + self.dropped
+
+
+def _function_ops(block):
+    for op in block.ops:
+        yield op
+        for region in op.regions:
+            for inner in region.blocks:
+                yield from _function_ops(inner)
+
+
+def _plain_value(attr):
+    data = getattr(attr, "value", None)
+    data = getattr(data, "data", data)
+    if isinstance(data, int):
+        return data
+    return getattr(attr, "data", attr)
+
+
 class _NotHere(Exception):
     """The engine is not at a cut this controller can use (e.g. an issuer outside the loop)."""
 
@@ -414,6 +512,10 @@ class _Map:
 
     def vc(self, vc: tuple):
         return tuple(self.epoch(b, x) for b, x in enumerate(vc))
+
+    def frozen(self, t):
+        """A time that stays as it is (a dead agent's)."""
+        return t
 
     def item(self, item: tuple):
         return (item[0], item[1], self.ref(item[2]), self.accesses(item[3], item[2]))
@@ -666,6 +768,9 @@ def _bump(e, key: tuple, amount: int) -> None:
         e.bound.work[key[1]] += amount
     elif kind == "spans":
         e.p.spans += amount
+    elif kind == "enq" and key[1] in e.dead:
+        for lists in (e.items, e.avail, e.ivc):  # ops enqueued to a dead agent: counted only
+            lists[key[1]].dropped += amount
 
 
 def _walk(m: _Map) -> list:
@@ -678,7 +783,10 @@ def _walk(m: _Map) -> list:
         owner = agents[a].owner
         h = e.head[a]
         items = [m.item(x) for x in e.items[a][h:]]
-        avail = [m.time(owner, t, m.clocks[a]) for t in e.avail[a][h:]]
+        if a in m.ctl.dead:  # its times never matter again (and never move)
+            avail = [m.frozen(t) for t in e.avail[a][h:]]
+        else:
+            avail = [m.time(owner, t, m.clocks[a]) for t in e.avail[a][h:]]
         ivc = [m.vc(v) for v in e.ivc[a][h:]]
         watch = [(m.count(a, need), issuer) for need, issuer in e.watch[a]]
         marks = [m.count(a, c) for c in e.marks[a]]
