@@ -12,7 +12,7 @@ import pathlib
 import sys
 
 import pytest
-from test_sim_steady import assert_same, comparable, simulate_both  # noqa: I001
+from test_sim_steady import assert_same, comparable, simulate_both
 
 from tilesched.ir import parse_text
 from tilesched.sim.engine import Engine, run_engine

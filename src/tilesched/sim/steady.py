@@ -69,6 +69,7 @@ class _Watch:
     segment: object = None
     reason: str | None = None  # why the loop is simulated in full
     retry_at: int | None = None  # ... up to this iteration (the segment's end), None: to its end
+    simulated: tuple = ()  # (iteration, ops simulated so far) at the latest boundaries
     cuts: dict = field(default_factory=dict)  # canonical key -> the latest _Cut with it
     history: list = field(default_factory=list)  # the cuts, oldest first
     sizes: list = field(default_factory=list)  # how much state each cut held
@@ -146,7 +147,11 @@ class SteadyState:
             return  # another group has lowered further: only the leading group cuts
         watch = self._watch(frame, n)
         watch.positions[n] = stream.chunks[-1].base + len(stream.chunks[-1].ops)
-        if watch.reason is not None or n >= watch.segment.end - MIN_REMAINING:
+        watch.simulated = (*watch.simulated[-1:], (n, self.p.simulated))
+        if watch.reason is not None:
+            self._refuse_early(watch, n)
+            return
+        if n >= watch.segment.end - MIN_REMAINING:
             return
         self._bury()
         self._cut(watch, issuer, n)
@@ -192,6 +197,20 @@ class SteadyState:
         groups = range(-1, self.e.n_issuers)
         return any((buf if g < 0 else buf + VIRTUAL_STRIDE * (g + 1)) not in dropped
                    for g in groups)
+
+    def _refuse_early(self, watch: _Watch, n: int) -> None:
+        """A loop simulated in full whose remaining iterations (of the segment, or of this
+        execution of the loop) would take more than ``--max-ops`` at the rate of its latest
+        iteration: the ``--max-ops`` error now rather than after simulating up to the limit."""
+        p = self.p
+        if p.max_ops is None or len(watch.simulated) < 2:
+            return
+        (before, ops_before), (now, ops_now) = watch.simulated
+        if now != before + 1:
+            return
+        end = watch.retry_at if watch.retry_at is not None else watch.frame.trips
+        if p.simulated + (ops_now - ops_before) * (end - n) > p.max_ops:
+            raise p._too_many_ops()
 
     def _give_up(self, watch: _Watch, reason: str, until: int | None = None) -> None:
         """Simulate the loop in full (up to iteration ``until``, the end of a segment the
