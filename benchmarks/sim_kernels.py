@@ -8,6 +8,8 @@
 - :func:`cuda_gemm` - ``cuda_gemm`` with ``blocks`` K blocks, synchronized by ``insert-sync``.
 - :func:`amd_loop` - a two-group AMD loop (global -> LDS slot, local barrier, LDS -> registers,
   matmul, barrier), written with the DSL: warp-pipeline is not a pass of this build yet.
+- :func:`late_fault` / :func:`leak_every` - a double-buffered stream synchronized by insert-sync
+  with a deadlock, a leaked flag or a race at iteration 1000, or a flag leaked every iteration.
 - :func:`distinct_tiles` - straight-line code touching ``statements`` distinct UB tiles of one
   buffer, each load -> flag -> vector op -> flag -> store, a ``barrier_all`` every 8 statements
   (event ids 0..7 reused): the verification-cost scaling case.
@@ -170,3 +172,11 @@ def late_fault(trips: int, fault: str, at: int = 1000) -> str:
     lines[body + 1:body + 1] = [f"    %c_late = arith.constant {at} : index",
                                 "    %c0_late = arith.constant 0 : index"]
     return "\n".join(lines) + "\n"
+
+
+def leak_every(trips: int) -> str:
+    """The same stream with a flag set every iteration and never waited for: the state grows
+    every iteration, so the loop cannot be extrapolated and ``--max-ops`` refuses it."""
+    text = late_fault(trips, "leak", at=0)
+    return text.replace("%late = arith.cmpi eq, %i, %c_late : index",
+                        "%late = arith.cmpi sge, %i, %c_late : index")
