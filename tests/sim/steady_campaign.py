@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import signal
 import sys
 import time
 from collections import Counter
@@ -75,18 +76,33 @@ def main(argv: list[str]) -> int:
     stats: Counter = Counter()
     failures = []
     start = time.process_time()
-    for value in args.seeds:
-        found = campaign(value, args.minutes, stats)
-        print(f"seed {value}: {'OK' if found is None else 'FAILED'} after "
-              f"{(time.process_time() - start) / 60:.1f} CPU minutes in all", flush=True)
-        if found is not None:
-            failures.append((value, found))
-            print(found, flush=True)
-    print(f"campaign: seeds {args.seeds}, {(time.process_time() - start) / 60:.1f} CPU minutes")
+    signal.signal(signal.SIGTERM, _stop)
+    done = []
+    try:
+        for value in args.seeds:
+            found = campaign(value, args.minutes, stats)
+            done.append(value)
+            print(f"seed {value}: {'OK' if found is None else 'FAILED'} after "
+                  f"{(time.process_time() - start) / 60:.1f} CPU minutes in all", flush=True)
+            if found is not None:
+                failures.append((value, found))
+                print(found, flush=True)
+            _summary(done, start, stats, failures)
+    except KeyboardInterrupt:  # SIGINT / SIGTERM: say how far it got
+        print("stopped", flush=True)
+        _summary(done + ["(interrupted)"], start, stats, failures)
+    return 1 if failures else 0
+
+
+def _stop(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _summary(seeds, start: float, stats: Counter, failures: list) -> None:
+    print(f"campaign: seeds {seeds}, {(time.process_time() - start) / 60:.1f} CPU minutes")
     for key, value in sorted(stats.items()):
         print(f"  {key}: {value:,}")
-    print(f"  failures: {len(failures)}")
-    return 1 if failures else 0
+    print(f"  failures: {len(failures)}", flush=True)
 
 
 if __name__ == "__main__":
