@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from tilesched.ir.text import location_of
 from tilesched.sim.critical_path import advance_path
 from tilesched.sim.loop_analysis import Unanalyzable, analyze_loop
-from tilesched.sim.lower import View
+from tilesched.sim.lower import View, _plain
 from tilesched.sim.program import ITER, MARK, WAIT
 
 DOMINATED = "dominated"  # a time every later use takes the max of with something no earlier
@@ -260,10 +260,10 @@ class SteadyState:
         """Does a ``set_flag`` of the function name this flag (pair and event)?"""
         if self._settable is None:
             self._settable = set()
-            for op in _function_ops(self.p.lowering.body):
+            for op in self.p.lowering.body.walk():
                 if op.name != "sync.set_flag":
                     continue
-                props = {name: _plain_value(attr) for name, attr in op.properties.items()}
+                props = {name: _plain(attr) for name, attr in op.properties.items()}
                 event = props.get("event")
                 self._settable.add((f"{props.get('src')}->{props.get('dst')}",
                                     event if isinstance(event, int) else None))
@@ -432,22 +432,6 @@ class _Sink(list):
 
     def __len__(self) -> int:
         return list.__len__(self) + self.dropped
-
-
-def _function_ops(block):
-    for op in block.ops:
-        yield op
-        for region in op.regions:
-            for inner in region.blocks:
-                yield from _function_ops(inner)
-
-
-def _plain_value(attr):
-    data = getattr(attr, "value", None)
-    data = getattr(data, "data", data)
-    if isinstance(data, int):
-        return data
-    return getattr(attr, "data", attr)
 
 
 class _NotHere(Exception):
