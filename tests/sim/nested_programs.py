@@ -55,9 +55,15 @@ def nests(draw, families=("ascend", "cuda", "amd")) -> Nest:
     depth = draw(st.integers(2, 3))
     trips = []
     budget = MAX_ITERATIONS
+    # half the nests give every level room to be extrapolated (>= 10 iterations): the case
+    # where a loop nested in an extrapolated loop is extrapolated too
+    least = 10 if draw(st.booleans()) and 10 ** depth <= budget else 1
     for level in range(depth):
-        most = max(1, min(300, budget if level == depth - 1 else budget // 4))
-        n = draw(st.one_of(st.integers(1, min(most, 6)), st.integers(min(most, 6), most)))
+        inner = 10 ** (depth - 1 - level) if least > 1 else 1
+        most = max(least, min(300, budget // inner if level == depth - 1 else budget // 4,
+                              budget // inner))
+        low = min(most, max(least, 6))
+        n = draw(st.one_of(st.integers(least, low), st.integers(low, most)))
         trips.append(n)
         budget = max(1, budget // n)
     bodies = []
