@@ -8,10 +8,12 @@ Section `sim` of BENCHMARKS.md: `python benchmarks/run_all.py sim`.
    memory of that process.
 2. *Time against trip count*: the same GEMM at 10^2 .. 10^6 K blocks, steady state and (up to
    10^4) every iteration.
-3. *Full-unroll throughput with race checking*, per sync family: the hand-written traces of
+3. *Late faults*: a deadlock, a leaked flag and a race at iteration 1000 of 10^3 .. 10^9
+   iterations (`sim_kernels.late_fault`), and a leak every iteration that must be refused.
+4. *Full-unroll throughput with race checking*, per sync family: the hand-written traces of
    `tilesched.sim.synthetic` (engine only, as before) and MLIR loops simulated with `--full` as
    `tilesched sim` runs them (lowering included).
-4. *Verification cost against size*: straight-line code over 1,000 distinct UB tiles, 1k to 50k
+5. *Verification cost against size*: straight-line code over 1,000 distinct UB tiles, 1k to 50k
    statements (traces; race check, violations and the lower bound); growth exponent.
 
 One run per cell, on a shared 2-core machine: the load average is printed; wall-clock figures
@@ -44,9 +46,11 @@ HERE = pathlib.Path(__file__).resolve().parent
 PROBE = HERE / "sim_probe.py"
 
 
-def _probe(text: str, target: str, full: bool = False, pure: bool = False) -> dict:
+def _probe(text: str, target: str, full: bool = False, pure: bool = False,
+           max_ops: int | None = None) -> dict:
     """Simulate MLIR text in a fresh process (sim_probe.py) and return its measurements
-    (``pure``: with the pure-Python engine, ``TILESCHED_PURE_PYTHON=1``)."""
+    (``pure``: with the pure-Python engine, ``TILESCHED_PURE_PYTHON=1``; ``max_ops``: refuse
+    as ``tilesched sim --max-ops`` does)."""
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as out:
         out.write(text)
     env = dict(os.environ)
@@ -55,6 +59,7 @@ def _probe(text: str, target: str, full: bool = False, pure: bool = False) -> di
         env["TILESCHED_PURE_PYTHON"] = "1"
     try:
         args = [sys.executable, str(PROBE), out.name, target] + (["--full"] if full else [])
+        args += [f"--max-ops={max_ops}"] if max_ops is not None else []
         done = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
         return json.loads(done.stdout)
     finally:
@@ -104,6 +109,35 @@ def trip_rows() -> list[str]:
         full_cells = f"{full['simulate_s']:.2f} | {full['cpu_s']:.2f}" if full else "- | -"
         rows.append(f"| {blocks:,} | {steady['cycles']:,} | {steady['simulate_s']:.2f} | "
                     f"{steady['cpu_s']:.2f} | {full_cells} | {steady['ops_simulated']:,} |")
+    return rows
+
+
+def late_rows() -> list[str]:
+    """Faults at iteration 1000 of 10^3 .. 10^9 iterations (``sim_kernels.late_fault``), as
+    ``tilesched sim`` runs them (default ``--max-ops``), and a leak every iteration, which the
+    simulator must refuse (the state grows): how long it takes to say so."""
+    rows = ["| program | iterations | fault at | verdict | ops simulated | simulate s (wall) | "
+            "CPU s | peak MB (process) | target < 2 s, < 300 MB |",
+            "|---|---:|---:|---|---:|---:|---:|---:|---|"]
+    cases = [(fault, trips, min(1000, trips // 2)) for fault in ("deadlock", "leak", "race")
+             for trips in (10 ** 3, 10 ** 6, 10 ** 9)]
+    cases = [(label, trips, at, sim_kernels.late_fault(trips, label, at))
+             for label, trips, at in cases]
+    cases.append(("leak every iteration (refused)", 10 ** 6, 0, sim_kernels.leak_every(10 ** 6)))
+    for label, trips, at, text in cases:
+        got = _probe(text, "ascend-a2", max_ops=2_000_000)
+        if "error" in got:
+            verdict, simulated = "refused (--max-ops)", "-"
+        else:
+            found = (["deadlock"] if got["deadlock"] else []) + \
+                (["race"] if got["races"] else []) + got["violations"]
+            verdict, simulated = ", ".join(found) or "ok", f"{got['ops_simulated']:,}"
+        met = got["cpu_s"] < 2 and got["peak_mb"] < 300
+        figures.add_row("sim", "late", program=label, iterations=trips, at=at, verdict=verdict,
+                        cpu_s=got["cpu_s"], peak_mb=got["peak_mb"])
+        rows.append(f"| {label} | {trips:,} | {at:,} | {verdict} | {simulated} | "
+                    f"{got['simulate_s']:.2f} | "
+                    f"{got['cpu_s']:.2f} | {got['peak_mb']:.0f} | {'met' if met else 'NOT met'} |")
     return rows
 
 
@@ -243,6 +277,14 @@ def run() -> str:
         "**Time against trip count** (the same GEMM; *full* is `sim --full`, same cycles):",
         "",
         *trip_rows(),
+        "",
+        "**Late faults** (`sim_kernels.late_fault`: a double-buffered stream synchronized by "
+        "insert-sync whose iteration 1000 waits for an event id nothing sets, sets a flag nothing "
+        "waits for, or writes a tile without a flag; each row a fresh process as `tilesched sim` "
+        "runs it, default `--max-ops` 2,000,000; the last row a flag set every iteration and "
+        "never waited for, which must be refused):",
+        "",
+        *late_rows(),
         "",
         "**Full-unroll throughput with race checking**, simulated ops (tile + sync) per second: "
         "traces as `simulate(trace)` runs them (compiling the trace, timing, races, violations, "

@@ -8,6 +8,8 @@
 - :func:`cuda_gemm` - ``cuda_gemm`` with ``blocks`` K blocks, synchronized by ``insert-sync``.
 - :func:`amd_loop` - a two-group AMD loop (global -> LDS slot, local barrier, LDS -> registers,
   matmul, barrier), written with the DSL: warp-pipeline is not a pass of this build yet.
+- :func:`late_fault` / :func:`leak_every` - a double-buffered stream synchronized by insert-sync
+  with a deadlock, a leaked flag or a race at iteration 1000, or a flag leaked every iteration.
 - :func:`distinct_tiles` - straight-line code touching ``statements`` distinct UB tiles of one
   buffer, each load -> flag -> vector op -> flag -> store, a ``barrier_all`` every 8 statements
   (event ids 0..7 reused): the verification-cost scaling case.
@@ -122,3 +124,59 @@ def distinct_tiles(statements: int, tiles: int = 1000) -> str:
         if s % 8 == 7:
             lines.append('  "sync.barrier_all"() : () -> ()')
     return "\n".join(lines + ["  func.return", "}"]) + "\n"
+
+
+def late_fault(trips: int, fault: str, at: int = 1000) -> str:
+    """A double-buffered MTE2 -> V -> MTE3 stream over ``trips`` blocks synchronized by
+    ``insert-sync`` (no ``barrier_all`` in the loop: the issuer runs ahead of its units), with
+    one fault at iteration ``at`` (``scf.if %i == at``): ``deadlock`` waits for an event id
+    nothing ever sets, ``leak`` sets a flag nothing ever waits for, ``race`` writes the V
+    unit's output tile from MTE2 without a flag."""
+    k = Kernel("late", target="ascend-a2")
+    x = k.arg("x", (16 * (trips + 1), 16), "f16", "GM")
+    y = k.arg("y", (16 * (trips + 1), 16), "f16", "GM")
+    ub = k.alloc((2, 16, 16), "f16", "UB", name="ub")
+    out = k.alloc((2, 16, 16), "f16", "UB", name="out")
+    for i in k.range(trips, name="i"):
+        k.load(x.view((i * 16, 0), (16, 16)), ub.slot(i % 2))
+        k.exp(ub.slot(i % 2), out.slot(i % 2))
+        k.store(out.slot(i % 2), y.view((i * 16, 0), (16, 16)))
+    module = k.module()
+    run_pipeline(module, parse_pass_pipeline("insert-sync"), TileContext(load_target("ascend-a2")))
+    text = print_module(module)
+    fault_ops = {
+        "deadlock": 'sync.wait_flag "MTE3" -> "V", 5',
+        "leak": 'sync.set_flag "MTE2" -> "MTE3", 6',
+        "race": None,
+    }
+    marker = "tile.store"
+    assert text.count(marker) == 1
+    if fault == "race":
+        inject = ("%late_src = tile.view %x[%c0_late, %c0_late] {sizes = array<i64: 16, 16>} : "
+                  "memref<" + f"{16 * (trips + 1)}" + 'x16xf16, "GM"> -> memref<16x16xf16, "GM">\n'
+                  "        %late_dst = tile.slot %out[%c0_late] : memref<2x16x16xf16, \"UB\"> -> "
+                  "memref<16x16xf16, \"UB\">\n"
+                  "        tile.load %late_src, %late_dst : memref<16x16xf16, \"GM\">, "
+                  "memref<16x16xf16, \"UB\">")
+    else:
+        inject = fault_ops[fault]
+    lines = text.splitlines()
+    index = next(n for n, line in enumerate(lines) if marker in line)
+    indent = lines[index][:len(lines[index]) - len(lines[index].lstrip())]
+    block = [f"{indent}%late = arith.cmpi eq, %i, %c_late : index",
+             f"{indent}scf.if %late {{",
+             *[f"{indent}  {line.strip()}" for line in inject.splitlines()],
+             f"{indent}}}"]
+    lines[index:index] = block
+    body = next(n for n, line in enumerate(lines) if "func.func" in line)
+    lines[body + 1:body + 1] = [f"    %c_late = arith.constant {at} : index",
+                                "    %c0_late = arith.constant 0 : index"]
+    return "\n".join(lines) + "\n"
+
+
+def leak_every(trips: int) -> str:
+    """The same stream with a flag set every iteration and never waited for: the state grows
+    every iteration, so the loop cannot be extrapolated and ``--max-ops`` refuses it."""
+    text = late_fault(trips, "leak", at=0)
+    return text.replace("%late = arith.cmpi eq, %i, %c_late : index",
+                        "%late = arith.cmpi sge, %i, %c_late : index")

@@ -18,7 +18,11 @@ import time
 def main(argv: list[str]) -> None:
     path, target_name = argv[0], argv[1]
     full = "--full" in argv
-    args = dict(a.split("=", 1) for a in argv[2:] if "=" in a)
+    max_ops = None  # --max-ops=N: refuse as `tilesched sim` does (default: never)
+    for a in argv[2:]:
+        if a.startswith("--max-ops="):
+            max_ops = int(a.split("=", 1)[1])
+    args = dict(a.split("=", 1) for a in argv[2:] if "=" in a and not a.startswith("--"))
     from tilesched.commands.common import load_verified
     from tilesched.sim.engine import Engine, FullRun, run_engine
     from tilesched.sim.stream import stream_module
@@ -30,13 +34,23 @@ def main(argv: list[str]) -> None:
     module = load_verified(path, target)
     parsed, cpu = time.perf_counter(), time.process_time()
     values = {k: int(v) for k, v in args.items()}
-    if full:  # as `tilesched sim --full` runs it (the compiled core when it is installed)
-        result = FullRun(lambda: stream_module(module, target, values, max_ops=None)).run()
-    else:
-        result = run_engine(Engine(stream_module(module, target, values, max_ops=None),
-                                   steady=True))
+    from tilesched.diagnostics import TileschedError
+    try:
+        if full:  # as `tilesched sim --full` runs it (the compiled core when it is installed)
+            result = FullRun(lambda: stream_module(module, target, values, max_ops=max_ops)).run()
+        else:
+            result = run_engine(Engine(stream_module(module, target, values, max_ops=max_ops),
+                                       steady=True))
+    except TileschedError as refused:  # --max-ops: how long it took to say so
+        done, cpu = time.perf_counter(), time.process_time() - cpu
+        print(json.dumps({"parse_s": parsed - start, "simulate_s": done - parsed, "cpu_s": cpu,
+                          "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                          "import_mb": base_mb, "error": str(refused)}))
+        return
     done, cpu = time.perf_counter(), time.process_time() - cpu
     print(json.dumps({
+        "deadlock": result.deadlock is not None, "races": len(result.races),
+        "violations": sorted({v.kind for v in result.violations}),
         "parse_s": parsed - start, "simulate_s": done - parsed, "cpu_s": cpu,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "import_mb": base_mb, "cycles": result.cycles, "ok": result.ok,

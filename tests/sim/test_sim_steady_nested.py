@@ -10,9 +10,12 @@ nested loop skipped some), which showed as a false deadlock.
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from nested_programs import Nest, build, nests
 from test_sim_steady import assert_same
 
 from tilesched.cli import main
@@ -58,3 +61,56 @@ def test_the_repro_file_gives_the_same_report_in_both_modes(capsys):
         reports.append(report)
     assert reports[0] == reports[1]
     assert reports[0]["deadlock"] is None
+
+
+# ---------------------------------------------------------------------- random loop nests
+
+def check_nest(nest: Nest):
+    """Steady == full on one random nest; returns the steady result (``None``: the sync pass
+    refused the program)."""
+    module = build(nest)
+    if module is None:
+        return None
+    steady, _ = assert_same(module, load_target(nest.target))
+    return steady
+
+
+# A few examples per family in CI (HYPOTHESIS_PROFILE=ci runs them derandomized); the long random
+# campaign is tests/sim/steady_campaign.py (docs/simulator.md, "Steady state").
+NESTED = settings(max_examples=int(os.environ.get("TILESCHED_NESTED_EXAMPLES", "8")),
+                  deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@pytest.mark.parametrize("family", ["ascend", "cuda", "amd"])
+def test_random_loop_nests(family):
+    @NESTED
+    @given(nests(families=(family,)))
+    def check(nest):
+        check_nest(nest)
+    check()
+
+
+PICKS = (1, 4, 2, 7, 5, 3, 1, 1, 2, 5, 7, 9, 3, 2, 1, 1)
+
+
+@pytest.mark.parametrize("nest", [
+    # a K-like loop nested in an M-like loop (the shape of the repro)
+    Nest("ascend", "insert-sync", (12, 40), 2, (((), ()), (("load", "compute", "store"), ())),
+         PICKS, "", (0, 0)),
+    Nest("ascend", "insert-sync", (12, 40), 2,
+         ((("load",), ("store",)), (("load", "compute", "store"), ())), PICKS, "", (0, 0)),
+    # the bound is a read-after-write chain through h, advanced across both skips
+    Nest("ascend", "insert-sync", (12, 40), 2, (((), ()), (("fixed", "compute", "feedback"), ())),
+         PICKS, "", (0, 0)),
+    Nest("cuda", "insert-sync", (9, 30), 2,
+         ((("load",), ("store",)), (("load", "compute", "if", "store"), ())), PICKS, "", (0, 0)),
+    Nest("amd", "insert-sync", (12, 25), 2,
+         (((), ()), (("load",), ("compute", "compute"))), PICKS, "", (0, 0)),
+    # a wait never satisfied at iteration 7 of the outer loop
+    Nest("ascend", "insert-sync", (10, 30), 2, (((), ()), (("load", "compute", "store"), ())),
+         PICKS, "late-wait", (7, 0)),
+])
+def test_pinned_loop_nests(nest):
+    steady = check_nest(nest)
+    assert len({entry["loop"] for entry in steady.steady_state}) == 2  # both loops extrapolated
+    assert steady.ok == (nest.fault == "")

@@ -311,8 +311,10 @@ def _contains(outer, inner) -> bool:
     return True
 
 
-def advance_path(path: CriticalPath, period: list[list[tuple]], move, periods: int) -> bool:
-    """Advance ``path`` by ``periods`` more repetitions of the instruction chunks ``period``.
+def advance_path(path: CriticalPath, period: list, move, periods: int,
+                 keep_map: bool = False) -> PathJump | None:
+    """What ``periods`` more repetitions of the instruction chunks ``period`` do to ``path``
+    (``None`` when it cannot be computed exactly); ``.apply(path)`` makes it so.
 
     The path's state is the finish time of each live written region plus the longest chain, and
     one repetition maps it by a max-plus linear map ``x -> A (x)`` (every new finish is a max of
@@ -320,7 +322,8 @@ def advance_path(path: CriticalPath, period: list[list[tuple]], move, periods: i
     values gives ``A``; ``A`` to the power ``periods`` (by squaring) gives the state after the
     skipped repetitions exactly. ``move(buf, region, times)`` moves a region by ``times``
     repetitions; the replay must map the live regions onto themselves moved once (else
-    ``False`` and the path is left as it was).
+    ``None``). ``period`` may hold :class:`PathJump` items: skips of a nested loop within the
+    period, replayed by their own map (``keep_map`` keeps this skip's map for that use).
     """
     keys = [(buf, r) for buf, written in path.writers.items() for r in written.regions()]
     var = {key: 2 + k for k, key in enumerate(keys)}
@@ -332,6 +335,11 @@ def advance_path(path: CriticalPath, period: list[list[tuple]], move, periods: i
         copy.disjoint = written.disjoint
     longest = {1: 0}
     for code in period:
+        if isinstance(code, PathJump):
+            longest = code.replay(forms, longest)
+            if longest is None:
+                return None
+            continue
         for ins in code:
             if (ins[0] != ENQ and ins[0] != INLINE) or ins[2][0] != TILE:
                 continue
@@ -351,7 +359,7 @@ def advance_path(path: CriticalPath, period: list[list[tuple]], move, periods: i
         before = path.writers.get(buf)
         moved = [move(buf, r, 1) for r in before.regions()] if before is not None else []
         if written.regions() != moved or (before is not None and written.disjoint != before.disjoint):
-            return False
+            return None
     size = 2 + len(keys)
     step = np.full((size, size), -np.inf)
     step[0, 0] = 0
@@ -364,18 +372,74 @@ def advance_path(path: CriticalPath, period: list[list[tuple]], move, periods: i
     state[0], state[1] = 0, path.longest
     for (buf, region), row in var.items():
         state[row] = path.writers[buf].finish[region]
+    matrix = _max_plus_matrix_power(step, periods) if keep_map else None
     state = _max_plus_power(step, periods, state)
     if not np.all(np.abs(state[np.isfinite(state)]) < 2 ** 53):
-        return False
-    path.longest = int(state[1])
-    rebuilt: dict[int, WrittenRegions] = {}
-    for buf, written in path.writers.items():
-        fresh = rebuilt[buf] = WrittenRegions()
-        for region in written.regions():
-            fresh._add(move(buf, region, periods), int(state[var[(buf, region)]]))
-        fresh.disjoint = written.disjoint
-    path.writers = rebuilt
-    return True
+        return None
+    if matrix is not None and not np.all(np.abs(matrix[np.isfinite(matrix)]) < 2 ** 53):
+        return None
+    after = [(buf, move(buf, region, periods)) for buf, region in keys]
+    disjoint = {buf: written.disjoint for buf, written in path.writers.items()}
+    return PathJump(keys, after, disjoint, matrix,
+                    int(state[1]), [int(state[var[key]]) for key in keys])
+
+
+class PathJump:
+    """A skip of repetitions of a period on one critical path: the regions before and after
+    (moved), the result (``longest`` and each region's finish), and, when kept, the max-plus
+    matrix of the whole skip (rows and columns: constant, longest, then the regions before), so
+    an enclosing loop's period can replay the skip on forms (:meth:`replay`)."""
+
+    def __init__(self, before: list, after: list, disjoint: dict, matrix, longest: int,
+                 finishes: list[int]):
+        self.before, self.after, self.disjoint = before, after, disjoint
+        self.matrix, self.longest, self.finishes = matrix, longest, finishes
+
+    def apply(self, path: CriticalPath) -> None:
+        path.longest = self.longest
+        rebuilt: dict[int, WrittenRegions] = {}
+        for buf in path.writers:
+            rebuilt[buf] = WrittenRegions()
+        for (buf, region), finish in zip(self.after, self.finishes, strict=True):
+            rebuilt[buf]._add(region, finish)
+        for buf, fresh in rebuilt.items():
+            fresh.disjoint = self.disjoint[buf]
+        path.writers = rebuilt
+
+    def replay(self, forms: dict, longest: dict) -> dict | None:
+        """Apply the skip to max-plus forms (``forms`` rebuilt in place); returns the new
+        longest form, or ``None`` when the forms' live regions are not those the skip started
+        from (in the same order, per buffer) or its map was not kept."""
+        if self.matrix is None:
+            return None
+        mine: dict[int, list] = {}
+        for buf, region in self.before:
+            mine.setdefault(buf, []).append(region)
+        for buf, written in forms.items():
+            if written.regions() != mine.get(buf, []):
+                return None
+            if buf in mine and written.disjoint != self.disjoint[buf]:
+                return None
+        if any(buf not in forms for buf in mine):
+            return None
+        old = [{0: 0}, longest] + [forms[buf].finish[region] for buf, region in self.before]
+        rows = []
+        for r in range(1, len(old)):
+            form: dict = {}
+            for c, entry in enumerate(self.matrix[r]):
+                if entry == -np.inf:
+                    continue
+                for v, offset in old[c].items():
+                    value = offset + int(entry)
+                    if value > form.get(v, -INF_FORM):
+                        form[v] = value
+            rows.append(form)
+        for buf in mine:
+            fresh = forms[buf] = WrittenRegions()
+            fresh.disjoint = self.disjoint[buf]
+        for (buf, region), form in zip(self.after, rows[1:], strict=True):
+            forms[buf]._add(region, form)
+        return rows[0]
 
 
 def _form_max(a: dict, b: dict) -> dict:
@@ -388,6 +452,21 @@ def _form_max(a: dict, b: dict) -> dict:
 
 
 INF_FORM = float("inf")
+
+
+def _max_plus_matrix_power(matrix, power: int):
+    """``matrix`` to the ``power`` in the max-plus semiring."""
+    size = matrix.shape[0]
+    result = np.full((size, size), -np.inf)
+    np.fill_diagonal(result, 0)
+    base = matrix
+    while power:
+        if power & 1:
+            result = (base[:, :, None] + result[None, :, :]).max(axis=1)
+        power >>= 1
+        if power:
+            base = (base[:, :, None] + base[None, :, :]).max(axis=1)
+    return result
 
 
 def _max_plus_power(matrix, power: int, vector):

@@ -107,6 +107,7 @@ class Engine(IssuerWalk, UnitWalk):
         self.groups = [[] for _ in range(n)]  # committed group counts (the latest ones)
         self.group_base = [0] * n
         self.pipe = {a.index: PipeState() for a in self.p.agents if a.pipelined}
+        self.dead: set[int] = set()  # unit agents blocked for good (steady.py; never in --full)
         self.inwl = [False] * n
         self.worklist: deque[int] = deque()
         self.sync_ops = 0
@@ -233,7 +234,7 @@ class Engine(IssuerWalk, UnitWalk):
 
     def _live_views(self) -> list[int] | None:
         """Per agent b: min over other agents that may still access memory of their vc[b]."""
-        live = [a for a in self.p.memory.accessing if not self._finished(a)]
+        live = [a for a in self.p.memory.accessing if not self._finished(a) and a not in self.dead]
         views = []
         for b in range(len(self.p.agents)):
             others = [self.vc[c][b] for c in live if c != b]

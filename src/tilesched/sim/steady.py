@@ -33,14 +33,15 @@ from dataclasses import dataclass, field
 from tilesched.ir.text import location_of
 from tilesched.sim.critical_path import advance_path
 from tilesched.sim.loop_analysis import Unanalyzable, analyze_loop
-from tilesched.sim.lower import View
-from tilesched.sim.program import ITER, MARK
+from tilesched.sim.lower import View, _plain
+from tilesched.sim.program import ITER, MARK, WAIT
 
 DOMINATED = "dominated"  # a time every later use takes the max of with something no earlier
 OLD = "old"
 MAX_CUTS = 256  # cuts tried per loop segment before it is simulated in full
 GROWTH = 12  # cuts in a row with more state than the one before: give up (a leak)
 MIN_REMAINING = 4  # iterations left in a segment below which cutting is not worth it
+MAX_RECORDED = 1 << 20  # instructions a loop's cuts keep for its critical-path replay
 
 
 @dataclass
@@ -67,19 +68,29 @@ class _Watch:
     frame: object
     segment: object = None
     reason: str | None = None  # why the loop is simulated in full
+    retry_at: int | None = None  # ... up to this iteration (the segment's end), None: to its end
+    simulated: tuple = ()  # (iteration, ops simulated so far) at the latest boundaries
     cuts: dict = field(default_factory=dict)  # canonical key -> the latest _Cut with it
     history: list = field(default_factory=list)  # the cuts, oldest first
     sizes: list = field(default_factory=list)  # how much state each cut held
     tries: int = 0
     start_position: int = 0
     positions: dict = field(default_factory=dict)  # iteration -> program position at its start
+    # what happened since this loop's previous cut, cuts of nested loops and their skips
+    # included (SteadyState._flush): per issuer the chunks fetched (and PathJumps), the
+    # (issuer, agent) pairs awaited and those where the agent's time won
+    chunks: list | None = field(default_factory=list)  # None: more than MAX_RECORDED
+    recorded: int = 0  # instructions in chunks
+    awaited: set = field(default_factory=set)
+    await_wins: set = field(default_factory=set)
 
 
 @dataclass
 class _Cut:
     n: int
     numbers: dict
-    chunks: list  # per issuer: instruction chunks fetched since the previous cut
+    chunks: list | None  # per issuer: instruction chunks fetched since the previous cut
+    size: int  # instructions in them
     clocks: list
     seqs: list
     awaited: set = field(default_factory=set)  # (issuer, agent) awaited since the previous cut
@@ -100,6 +111,8 @@ class SteadyState:
         self.fetched = [[] for _ in range(engine.n_issuers)]  # chunks since the last cut
         self.recording = False
         self.skipped_ops = 0
+        self.dead = engine.dead  # unit agents blocked for good (_bury)
+        self._settable = None  # (pair, event) of every set_flag in the function (None: any)
         program.why_not_steady = lambda op: self.unsteady.get(str(location_of(op) or "?"))
 
     # ------------------------------------------------------------------ hooks
@@ -134,8 +147,13 @@ class SteadyState:
             return  # another group has lowered further: only the leading group cuts
         watch = self._watch(frame, n)
         watch.positions[n] = stream.chunks[-1].base + len(stream.chunks[-1].ops)
-        if watch.reason is not None or n >= watch.segment.end - MIN_REMAINING:
+        watch.simulated = (*watch.simulated[-1:], (n, self.p.simulated))
+        if watch.reason is not None:
+            self._refuse_early(watch, n)
             return
+        if n >= watch.segment.end - MIN_REMAINING:
+            return
+        self._bury()
         self._cut(watch, issuer, n)
 
     # ------------------------------------------------------------------ watching loops
@@ -147,6 +165,9 @@ class SteadyState:
             for old in [k for k in self.watches if k[0] == frame.loop]:
                 del self.watches[old]
             watch = self.watches[key] = _Watch(frame)
+        if watch.reason is not None and watch.retry_at is not None and n >= watch.retry_at:
+            watch.reason = watch.retry_at = None  # that segment is over: try the next one
+            self.recording = True
         if watch.reason is None and (watch.segment is None or n >= watch.segment.end):
             self._analyze(watch, frame, n)
         return watch
@@ -163,7 +184,7 @@ class SteadyState:
         for buf, shift in watch.segment.shift.items():
             if shift is None and self._relevant(buf):
                 self._give_up(watch, f"buffer {lowering.buffers[buf].name} is accessed with "
-                              f"offsets that move differently")
+                              f"offsets that move differently", watch.segment.end)
                 return
         watch.cuts.clear()
         watch.tries = 0
@@ -177,12 +198,121 @@ class SteadyState:
         return any((buf if g < 0 else buf + VIRTUAL_STRIDE * (g + 1)) not in dropped
                    for g in groups)
 
-    def _give_up(self, watch: _Watch, reason: str) -> None:
-        watch.reason = reason
+    def _refuse_early(self, watch: _Watch, n: int) -> None:
+        """A loop simulated in full whose remaining iterations (of the segment, or of this
+        execution of the loop) would take more than ``--max-ops`` at the rate of its latest
+        iteration: the ``--max-ops`` error now rather than after simulating up to the limit."""
+        p = self.p
+        if p.max_ops is None or len(watch.simulated) < 2:
+            return
+        (before, ops_before), (now, ops_now) = watch.simulated
+        if now != before + 1:
+            return
+        end = watch.retry_at if watch.retry_at is not None else watch.frame.trips
+        if p.simulated + (ops_now - ops_before) * (end - n) > p.max_ops:
+            raise p._too_many_ops()
+
+    def _give_up(self, watch: _Watch, reason: str, until: int | None = None) -> None:
+        """Simulate the loop in full (up to iteration ``until``, the end of a segment the
+        reason is about; ``None``: to the end of this execution of the loop)."""
+        watch.reason, watch.retry_at = reason, until
         self.unsteady[str(location_of(watch.frame.op) or "?")] = reason
         self.recording = any(w.reason is None for w in self.watches.values())
 
+    # ------------------------------------------------------------------ dead agents
+
+    def _bury(self) -> None:
+        """Find unit agents blocked for good: waiting for a flag whose src is such an agent
+        (its queued sets never run) or that no ``set_flag`` of the function names (so no op the
+        program can still execute sets it). Such an agent never runs again: only how many ops
+        are enqueued to it still matters (``len``), so its queue stops storing them
+        (:class:`_Sink`). Full simulation reaches the same deadlock; what is left of the run
+        (the agents still alive) can then repeat and be extrapolated."""
+        e = self.e
+        flags = e.flags
+        before = len(self.dead)
+        changed = True
+        while changed:
+            changed = False
+            for agent in e.p.agents[e.n_issuers:]:
+                a = agent.index
+                if a in self.dead or a in e.pipe:
+                    continue
+                h, items = e.head[a], e.items[a]
+                if h >= list.__len__(items) or items[h][0] != WAIT:
+                    continue
+                f = items[h][1]
+                if flags.pending[f] or flags.waiter[f] != a:
+                    continue
+                flag = e.p.flags[f]
+                if flag.src in self.dead or not self._may_be_set(flag):
+                    self._kill(a)
+                    changed = True
+        if len(self.dead) > before:
+            # op references and regions older than this point stay as they are in the cuts
+            # (the dead agents' never move again): the segments' cuts start over
+            last = self.p.stream.chunks[-1]
+            for watch in self.watches.values():
+                watch.start_position = last.base + len(last.ops)
+                watch.cuts.clear()
+
+    def _may_be_set(self, flag) -> bool:
+        """Does a ``set_flag`` of the function name this flag (pair and event)?"""
+        if self._settable is None:
+            self._settable = set()
+            for op in self.p.lowering.body.walk():
+                if op.name != "sync.set_flag":
+                    continue
+                props = {name: _plain(attr) for name, attr in op.properties.items()}
+                event = props.get("event")
+                self._settable.add((f"{props.get('src')}->{props.get('dst')}",
+                                    event if isinstance(event, int) else None))
+        return ((flag.pair, flag.event) in self._settable
+                or (flag.pair, None) in self._settable)
+
+    def _kill(self, a: int) -> None:
+        e = self.e
+        self.dead.add(a)
+        h = e.head[a]
+        for lists in (e.items, e.avail, e.ivc):
+            kept = _Sink(lists[a][:h + 1])
+            kept.dropped = list.__len__(lists[a]) - (h + 1)
+            lists[a] = kept
+
     # ------------------------------------------------------------------ cuts
+
+    def _open_watches(self, leader: int, watch: _Watch) -> list[_Watch]:
+        """``watch`` and the watches of the loops around it still being cut (their frames are
+        in the leader's current chunk)."""
+        stream = self.p.stream
+        chunk = stream.chunks[stream.next[leader] - 1 - stream.first]
+        frames = [w[0] for w in chunk.where]
+        out = [watch]
+        for w in self.watches.values():
+            if w is not watch and w.reason is None and any(f is w.frame for f in frames):
+                out.append(w)
+        return out
+
+    def _flush(self, watches: list[_Watch]) -> None:
+        """Hand what was recorded since the last cut (of any loop) to ``watches``: a loop's
+        period spans the cuts and skips of the loops nested in it."""
+        e = self.e
+        size = sum(len(chunk) for chunks in self.fetched for chunk in chunks)
+        for w in watches:
+            w.recorded += size
+            if w.recorded > MAX_RECORDED:
+                w.chunks = None  # too much to keep: no critical-path replay over this period
+            elif w.chunks is not None:
+                if not w.chunks:
+                    w.chunks = [[] for _ in range(e.n_issuers)]
+                for mine, chunks in zip(w.chunks, self.fetched, strict=True):
+                    mine.extend(chunks)
+            w.awaited |= e.awaited
+            w.await_wins |= e.await_wins
+        for chunks in self.fetched:
+            chunks.clear()
+        e.awaited.clear()
+        e.await_wins.clear()
 
     def _cut(self, watch: _Watch, leader: int, n: int) -> None:
         e = self.e
@@ -190,7 +320,8 @@ class SteadyState:
             return  # LDS results a group has yet to await (issuers.py) are not part of a cut
         watch.tries += 1
         if watch.tries > MAX_CUTS:
-            self._give_up(watch, f"its state did not repeat within {MAX_CUTS} iterations")
+            self._give_up(watch, f"its state did not repeat within {MAX_CUTS} iterations",
+                          watch.segment.end)
             return
         if e.detector is not None:
             e.detector.prune()
@@ -200,15 +331,18 @@ class SteadyState:
             key = view.key()
         except _NotHere:
             return
-        cut = _Cut(n, _numbers(e), [list(c) for c in self.fetched], list(e.clock), list(e.seq),
-                   set(e.awaited), set(e.await_wins), view.times)
-        for chunks in self.fetched:
-            chunks.clear()
-        e.awaited.clear()
-        e.await_wins.clear()
+        self._flush(self._open_watches(leader, watch))
+        cut = _Cut(n, _numbers(e), watch.chunks, watch.recorded, list(e.clock), list(e.seq),
+                   watch.awaited, watch.await_wins, view.times)
+        watch.chunks, watch.recorded, watch.awaited, watch.await_wins = [], 0, set(), set()
         watch.history.append(cut)
         if len(watch.history) > MAX_CUTS:
             del watch.history[0]
+        kept = 0
+        for old in reversed(watch.history):  # the oldest cuts' chunks go first
+            kept += old.size
+            if kept > MAX_RECORDED and old.chunks is not None:
+                old.chunks = None
         self.recording = True
         earlier = watch.cuts.get(key)
         if earlier is None:
@@ -260,12 +394,23 @@ class SteadyState:
         deltas = {key: value - earlier.numbers.get(key, 0) for key, value in cut.numbers.items()}
         period_chunks = [[] for _ in range(e.n_issuers)]
         for record in between:
+            if record.chunks is None:
+                period_chunks = [None] * e.n_issuers
+                break
             for issuer, chunks in enumerate(record.chunks):
                 period_chunks[issuer].extend(chunks)
         shift = _Shift(self, watch, view, periods, k, lam, mu, deltas, earlier.times)
-        if not shift.check() or not shift.critical_paths(period_chunks):
+        enclosing = [w for w in self._open_watches(leader, watch) if w is not watch]
+        if not shift.check() or not shift.critical_paths(period_chunks, bool(enclosing)):
             return
         shift.apply()
+        for w in enclosing:  # their periods span this skip: its effect on the critical paths
+            if w.chunks is None or shift.path_jumps[0] is None:
+                continue
+            if not w.chunks:
+                w.chunks = [[] for _ in range(e.n_issuers)]
+            for mine, jump in zip(w.chunks, shift.path_jumps, strict=True):
+                mine.append(jump)
         position = watch.positions[n]
         advance = shift.positions
         skipped = periods * k
@@ -277,6 +422,18 @@ class SteadyState:
         self.reports.append(LoopReport(str(location_of(watch.frame.op) or "?"), k,
                                        max(lam) if lam else 0, earlier.n - segment.start,
                                        skipped))
+
+
+class _Sink(list):
+    """The queue of a dead agent: appends are only counted (``len`` includes them)."""
+
+    dropped = 0
+
+    def append(self, value) -> None:
+        self.dropped += 1
+
+    def __len__(self) -> int:
+        return list.__len__(self) + self.dropped
 
 
 class _NotHere(Exception):
@@ -361,6 +518,10 @@ class _Map:
     def vc(self, vc: tuple):
         return tuple(self.epoch(b, x) for b, x in enumerate(vc))
 
+    def frozen(self, t):
+        """A time that stays as it is (a dead agent's)."""
+        return t
+
     def item(self, item: tuple):
         return (item[0], item[1], self.ref(item[2]), self.accesses(item[3], item[2]))
 
@@ -412,8 +573,6 @@ class _Canonical(_Map):
             found = next((w for w in where if w[0] is frame), None)
             if found is None or found[1] < self.segment.start or found[1] not in self.watch.positions:
                 raise _NotHere
-            if i != self.leader and found[2] > 0 and _has_inner_loop(frame.op):
-                raise _NotHere  # its place would be re-lowered without inner skips
             yield (found[1] - self.n, found[2], e.pc[i])
 
     def time(self, owner: int, t, floor=None):
@@ -470,15 +629,29 @@ class _Shift(_Map):
         bar_steps = {deltas.get(("bar", i), 0) for i in range(e.n_issuers) if not e.done[i]}
         self.bar_step = bar_steps.pop() if len(bar_steps) == 1 else None
 
-    def critical_paths(self, period_chunks) -> bool:
-        """Advance each issuer's critical path exactly (max-plus power); False if impossible."""
+    def critical_paths(self, period_chunks, nested: bool = False) -> bool:
+        """Advance each issuer's critical path exactly (max-plus power); False (every path left
+        as it was) if impossible. ``nested``: the skip lies in a period of an enclosing loop,
+        which replays it later: keep each path's map (``path_jumps``)."""
+        self.path_jumps = [None] * self.e.n_issuers
         if self.e.bound is None or self.e.bound.paths is None:
             return True
         if self.bar_step is None:
             return False
-        for issuer, path in enumerate(self.e.bound.paths):
-            if not advance_path(path, period_chunks[issuer], self._move, self.periods):
+        paths = self.e.bound.paths
+        jumps = []
+        for issuer, path in enumerate(paths):
+            chunks = period_chunks[issuer]
+            if chunks is None:
+                return False  # not recorded (too many ops since the earlier cut)
+            jump = advance_path(path, chunks, self._move, self.periods, nested)
+            if jump is None:
                 return False
+            jumps.append(jump)
+        for path, jump in zip(paths, jumps, strict=True):
+            jump.apply(path)
+        if nested:
+            self.path_jumps = jumps
         return True
 
     def _move(self, buf: int, region, times: int):
@@ -545,11 +718,6 @@ class _Shift(_Map):
                      for (lo, hi), s in zip(region, shift, strict=True))
 
 
-def _has_inner_loop(op) -> bool:
-    from xdsl.dialects import scf
-    return any(isinstance(inner, scf.ForOp) for inner in op.body.walk())
-
-
 def _max_static() -> int:
     from tilesched.sim.stream import MAX_STATIC
     return MAX_STATIC
@@ -605,6 +773,9 @@ def _bump(e, key: tuple, amount: int) -> None:
         e.bound.work[key[1]] += amount
     elif kind == "spans":
         e.p.spans += amount
+    elif kind == "enq" and key[1] in e.dead:
+        for lists in (e.items, e.avail, e.ivc):  # ops enqueued to a dead agent: counted only
+            lists[key[1]].dropped += amount
 
 
 def _walk(m: _Map) -> list:
@@ -617,7 +788,10 @@ def _walk(m: _Map) -> list:
         owner = agents[a].owner
         h = e.head[a]
         items = [m.item(x) for x in e.items[a][h:]]
-        avail = [m.time(owner, t, m.clocks[a]) for t in e.avail[a][h:]]
+        if a in m.ctl.dead:  # its times never matter again (and never move)
+            avail = [m.frozen(t) for t in e.avail[a][h:]]
+        else:
+            avail = [m.time(owner, t, m.clocks[a]) for t in e.avail[a][h:]]
         ivc = [m.vc(v) for v in e.ivc[a][h:]]
         watch = [(m.count(a, need), issuer) for need, issuer in e.watch[a]]
         marks = [m.count(a, c) for c in e.marks[a]]

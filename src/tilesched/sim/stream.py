@@ -51,16 +51,21 @@ class _SyncOp(NamedTuple):
     loc: str
 
 
-def _place(chunk, frame, tag) -> object:
-    """Which chunk of its iteration of ``frame``'s loop ``chunk`` is, the same whether or not
-    loops nested in that iteration were extrapolated: the chunk ending at the next iteration's
-    mark is "the last one" (its ordinal counts the chunks of the nested loops' iterations, fewer
-    where a nested loop skipped some); any other chunk is named by its ordinal (the steady-state
-    controller only cuts where, in a loop with nested loops, that is the first chunk)."""
+def _place(chunk, frame, iteration: int, start: int) -> tuple:
+    """Which chunk of its iteration of ``frame``'s loop ``chunk`` is (iteration ``iteration``,
+    starting at program position ``start``): its position in the iteration, the boundary it
+    ends at (the loop's own marks counted from the iteration), and the iterations of the loops
+    nested in the iteration it belongs to."""
     mark = chunk.mark
-    if mark is not None and mark[0] == ITER and mark[1] is frame:
-        return "last"
-    return tag[2]
+    inner = []
+    nested = False
+    for f, current, _ in chunk.where:
+        if nested:
+            inner.append((f.loop, current))
+        nested = nested or f is frame
+    if mark is not None:
+        mark = (mark[0], mark[1].loop, mark[2] - iteration if mark[1] is frame else mark[2])
+    return (chunk.base - start, mark, tuple(inner))
 
 
 class StreamedProgram(Program):
@@ -141,7 +146,13 @@ class StreamedProgram(Program):
         """Move every issuer group ``skipped`` iterations of ``frame``'s loop forward, keeping
         its place inside the iteration (``steady.py``). The lowering restarts at the iteration
         the last group is in and lowers again up to the leading group, which is at an ``ITER``
-        mark; each group's current chunk is recompiled, its place in it kept."""
+        mark; each group's current chunk is recompiled, its place in it kept.
+
+        A chunk is found again by its program position relative to the start of its iteration
+        and by the boundary it ends at (:func:`_place`): positions count the ops of extrapolated
+        nested loops too, so the place is the same whether the nested loops of the iteration
+        were extrapolated when it was first lowered or not (the lowering now lowers all of
+        them)."""
         stream = self.stream
         targets = {}
         for i in range(self.issuers):
@@ -149,20 +160,26 @@ class StreamedProgram(Program):
                 continue
             chunk = stream.chunks[stream.next[i] - 1 - stream.first]
             tag = next(w for w in chunk.where if w[0] is frame)
-            targets[i] = (tag[1] + skipped, _place(chunk, frame, tag))
+            targets[i] = (tag[1] + skipped, _place(chunk, frame, tag[1], positions[tag[1]]))
         first = min(x for x, _ in targets.values())
-        self.lowering.jump(frame, first, positions[first - skipped] + advance,
-                           segment.carried_at(first))
+        starts = {first: positions[first - skipped] + advance}
+        self.lowering.jump(frame, first, starts[first], segment.carried_at(first))
         found: dict[int, int] = {}
         produced: list = []
+        last = max(x for x, _ in targets.values())
         while len(found) < len(targets):
             chunk = next(stream.source)
             produced.append(chunk)
             tag = next((w for w in chunk.where if w[0] is frame), None)
-            for i, target in targets.items():
-                if i not in found and tag is not None and (tag[1], _place(chunk, frame, tag)) == target:
-                    found[i] = len(produced) - 1
-            if chunk.mark is None or (tag is not None and tag[1] > max(x for x, _ in targets.values())):
+            if tag is not None and tag[1] in starts:
+                place = (tag[1], _place(chunk, frame, tag[1], starts[tag[1]]))
+                for i, target in targets.items():
+                    if i not in found and place == target:
+                        found[i] = len(produced) - 1
+            mark = chunk.mark
+            if mark is not None and mark[0] == ITER and mark[1] is frame:
+                starts[mark[2]] = chunk.base + len(chunk)
+            if mark is None or (tag is not None and tag[1] > last):
                 raise RuntimeError("steady-state jump: the lowering did not repeat its chunks")
         keep = min(found.values())
         base = stream.first + len(stream.chunks)
