@@ -57,8 +57,9 @@ def test_double_buffered_gemm_dependences():
     assert not any(x == "tile.load" and y == "tile.copy" and d == 1 for x, _, y, _, _, d in found)
     # ... the slot read in iteration k is overwritten by the prefetch of iteration k+1 (WAR)
     assert ("tile.copy", 1, "tile.load", 0, (1, 0), 2) in found
-    # the ds_read copies feed the mfma of the same group, one stage later
-    assert ("tile.copy", 1, "tile.matmul", 2, None, 1) in found
+    # the ds_read copies feed the mfma of the same group one stage later through registers: the
+    # group's own wait (s_waitcnt) orders that, so it is no stage dependence (no local barrier)
+    assert not any(x == "tile.copy" and y == "tile.matmul" for x, _, y, _, _, _ in found)
 
 
 def test_single_buffer_conflicts_at_distance_one():
@@ -107,7 +108,7 @@ func.func @k(%c: i1, %n: index) {
     copy_write = next(a for a in accesses if a.op.name == "tile.copy" and a.write)
     assert copy_write.asynchronous and copy_write.share == "private"
     found = _summary(stage_pairs(accesses, 2, loop))
-    # a private tile conflicts only within a group; the LDS copy is complete only at a local
-    # barrier, so its consumer one stage later is a same-group pair at distance 1
-    assert ("tile.copy", 0, "tile.exp", 1, None, 1) in found
-    assert not any(g is not None and "tile.exp" in (x, y) for x, _, y, _, g, _ in found)
+    # a private tile conflicts only within a group, and the group's own LDS copy into registers
+    # completes at its consumer (per-wave s_waitcnt, DESIGN.md section 4): the exp one stage
+    # later needs no barrier, so no pair involves it
+    assert not any("tile.exp" in (x, y) for x, _, y, _, _, _ in found)
