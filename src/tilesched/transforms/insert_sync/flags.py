@@ -244,6 +244,9 @@ class FlagSync:
                     for region in region_op.regions:
                         for inner in region.blocks:
                             self._plan_block(inner, None)
+                            if isinstance(region_op, scf.WhileOp) and any(  # rounds in sequence
+                                    contains_unit_work(o, self.target) for o in inner.ops):
+                                insert_before(inner.last_op, [make_barrier_all()])
             index = ops.index(region_op)
             before = loop is not None or any(self._queued(o) for o in ops[:index])
             after = loop is not None or any(self._queued(o) for o in ops[index + 1:])

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from xdsl.dialects import func, scf
 from xdsl.ir import Operation
 
 from tilesched.analysis.effects import effects_of
@@ -51,7 +52,10 @@ class Footprint:
 def region_footprints(op: Operation, target: Target) -> dict[str, Footprint] | None:
     """Per queued unit, the footprint of ``op``'s nested tile ops on it; None when some
     nested op runs inline on the issuer or has unknown effects (then the region keeps the
-    ``barrier_all`` boundary)."""
+    ``barrier_all`` boundary). A ``func.call`` has unknown effects; an ``scf.while`` runs its
+    regions an unknown number of rounds, which the entry / exit plan does not model."""
+    if isinstance(op, func.CallOp | scf.WhileOp):
+        return None
     found: dict[str, Footprint] = defaultdict(Footprint)
     for inner in op.walk():
         if inner is op or inner.regions or inner.name.startswith("sync."):
