@@ -69,6 +69,8 @@ class Memory:
             copies = range(groups) if buf.id in self.private else (0,)
             for group in copies:
                 self.arrays[(buf.id, group)] = values.copy()
+        # elements a last-use flag declared dead and nothing wrote since (see poison_dead)
+        self.undefined: dict[tuple[int, int], np.ndarray] = {}
 
     def root(self, buffer: int, group: int) -> np.ndarray:
         """The array of a buffer (the group's own copy for private buffers)."""
@@ -90,6 +92,30 @@ class Memory:
         part = full[tuple(slice(lo - flo, hi - flo) for (lo, hi), (flo, _) in
                           zip(share, region, strict=True))]
         store(self.root(access.buffer, group), _slices(share), part, buf.dtype)
+        undefined = self.undefined.get(self._key(access.buffer, group))
+        if undefined is not None:
+            undefined[_slices(share)] = False
+
+    def _key(self, buffer: int, group: int) -> tuple[int, int]:
+        return (buffer, group if buffer in self.private else 0)
+
+    def declare_dead(self, access: Access, group: int) -> None:
+        """Poison the operand's region (its contents become undefined) and remember it."""
+        root = self.root(access.buffer, group)
+        kind = root.dtype.kind
+        root[_slices(access.region)] = np.nan if kind == "f" else \
+            np.iinfo(root.dtype).min if kind in "iu" else False
+        key = self._key(access.buffer, group)
+        if key not in self.undefined:
+            self.undefined[key] = np.zeros(root.shape, dtype=bool)
+        self.undefined[key][_slices(access.region)] = True
+
+    def defined(self, buffer: Buffer) -> np.ndarray | None:
+        """Which elements of an argument buffer hold a value at the end (None: all): an on-chip
+        argument of a kernel entry may be declared dead by a last-use flag, after which its
+        contents are undefined (its buffers do not outlive the kernel)."""
+        undefined = self.undefined.get(self._key(buffer.id, 0))
+        return None if undefined is None else ~undefined
 
     def arguments(self) -> list[tuple[Buffer, np.ndarray]]:
         """Function-argument buffers with their final contents, in argument order."""
@@ -171,10 +197,7 @@ def poison_dead(op: TraceOp, memory: Memory, group: int) -> None:
     mems = [o for o in op.operands if isinstance(o, Access)]
     for access, dead in zip(mems[:-1], flags, strict=False):
         if dead:
-            root = memory.root(access.buffer, group)
-            kind = root.dtype.kind
-            root[_slices(access.region)] = np.nan if kind == "f" else \
-                np.iinfo(root.dtype).min if kind in "iu" else False
+            memory.declare_dead(access, group)
 
 
 def _destination(op: TraceOp) -> Access:
@@ -268,19 +291,30 @@ def compare(reference: Memory, candidate: Memory) -> tuple[list[Mismatch], list[
             problems.append(f"argument {buf_a.name} is {buf_a.dtype}{list(a.shape)} in A but "
                             f"{buf_b.dtype}{list(b.shape)} in B")
             continue
-        found = _differences(buf_a, a, b)
+        found = _differences(buf_a, a, b, _both(reference.defined(buf_a), candidate.defined(buf_b)))
         if found is not None:
             mismatches.append(found)
     return mismatches, problems
 
 
-def _differences(buf: Buffer, a: np.ndarray, b: np.ndarray) -> Mismatch | None:
-    """A Mismatch when ``a`` and ``b`` differ beyond the element type's tolerance."""
+def _both(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    """Elements defined in both memories (None: all)."""
+    if a is None or b is None:
+        return b if a is None else a
+    return a & b
+
+
+def _differences(buf: Buffer, a: np.ndarray, b: np.ndarray,
+                 defined: np.ndarray | None = None) -> Mismatch | None:
+    """A Mismatch when ``a`` and ``b`` differ beyond the element type's tolerance where both
+    are ``defined`` (elements a last-use flag left undefined are not compared)."""
     if buf.dtype in TOLERANCE:
         rtol, atol = TOLERANCE[buf.dtype]
         close = np.isclose(b, a, rtol=rtol, atol=atol, equal_nan=True)
     else:
         close = a == b
+    if defined is not None:
+        close |= ~defined
     if close.all():
         return None
     bad = np.argwhere(~close)
