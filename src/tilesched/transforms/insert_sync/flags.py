@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import IntegerAttr, i64
-from xdsl.ir import Block, Operation
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
+from xdsl.ir import Block, Operation, SSAValue
 
+from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import (
     block_dependences,
     carried_conflict,
@@ -48,10 +49,12 @@ _REPLANNED = (S.SetFlagOp, S.WaitFlagOp, S.PipeBarrierOp)
 class FlagSync:
     """Synchronizes one function for a flag target; records the peak ids per pair."""
 
-    def __init__(self, target: Target, naive: bool = False, legacy: bool = False):
+    def __init__(self, target: Target, naive: bool = False, legacy: bool = False,
+                 rolled: bool = True):
         self.target = target
         self.naive = naive  # baseline: one flag per dependence, loops serialized
         self.legacy = legacy  # the previous plan: one back-edge flag per pair, barriers around regions
+        self.rolled = rolled  # rotating ids (index operands) for prefetches in rolled loops
         self.limit = target.event_limit or 8
         self.pipelined = frozenset(u.name for u in target.units.values() if u.pipelined)
         self.peak_events: dict[str, int] = defaultdict(int)
@@ -76,10 +79,10 @@ class FlagSync:
         flags = [op for op in block.walk() if isinstance(op, S.SetFlagOp | S.WaitFlagOp)]
         used: dict[tuple[str, str], set[int]] = defaultdict(set)
         for op in flags:
-            used[(op.src.data, op.dst.data)].add(op.event.value.data)
+            used[(op.src.data, op.dst.data)].update(_event_ids(op))
         for op in flags:
             ids = sorted(used[(op.src.data, op.dst.data)])
-            op.properties["event"] = IntegerAttr(ids.index(op.event.value.data), i64)
+            _renumber(op, {e: ids.index(e) for e in _event_ids(op)})
 
     def run_loop(self, loop: scf.ForOp) -> tuple[list[Operation], list[Operation]]:
         """Synchronize a loop body; returns the ops to put before and after the loop."""
@@ -320,13 +323,23 @@ class FlagSync:
             _apply(ops, block.last_op, plan.ops + [SyncOp(len(items), BARRIER_ALL, order=99)])
             self._record_peaks(plan.peak_events)
             return [], []
+        rolled = (self.rolled and not self.legacy and id(loop) not in self._threaded
+                  and (constant_value(loop.step) or 0) > 0)
         plan = plan_loop_flags(items, deps, carried, self.limit, self.pipelined,
-                               per_slot=not self.legacy)
+                               per_slot=not self.legacy, rolled=rolled)
         if plan.serialized:
             self.serialized_loops.append(loop)
         self._record_peaks(plan.peak_events)
-        _apply(ops, block.last_op, plan.body)
-        return [_make(s) for s in plan.presets], [_make(s) for s in plan.drains]
+        step = constant_value(loop.step) or 1
+        _apply(ops, block.last_op, plan.body, index=block.args[0], step=step)
+        presets = [op for s in plan.presets for op in _make_ops(s, loop.lb, step)]
+        drains: list[Operation] = []
+        end = None
+        if any(s.modulus for s in plan.drains):
+            end_ops, end = _loop_end(loop)
+            drains.extend(end_ops)
+        drains += [op for s in plan.drains for op in _make_ops(s, end, step)]
+        return presets, drains
 
     def run_segment(self, ops: list[Operation]) -> None:
         if not any(self._queued(op) for op in ops):
@@ -387,8 +400,7 @@ def _separate_ids(boundaries: list[Operation], owned: dict[int, list[Operation]]
         threaded = [op for op in owned[id(region_op)] if isinstance(op, S.SetFlagOp | S.WaitFlagOp)]
         by_pair: dict[tuple[str, str], set[int]] = defaultdict(set)
         for op in flags + threaded:
-            src, dst, event = op.pair
-            by_pair[(src, dst)].add(event)
+            by_pair[(op.src.data, op.dst.data)].update(_event_ids(op))
         for pair, ids in by_pair.items():
             top = caps.get(pair, limit)
             renumber = {e: top - len(ids) + n for n, e in enumerate(sorted(ids))}
@@ -397,7 +409,7 @@ def _separate_ids(boundaries: list[Operation], owned: dict[int, list[Operation]]
                 raise OutOfIds(pair)
             for op in flags + threaded:
                 if (op.src.data, op.dst.data) == pair:
-                    op.properties["event"] = IntegerAttr(renumber[op.event.value.data], i64)
+                    _renumber(op, renumber)
         used_inside[id(region_op)] = set() if isinstance(region_op, scf.ForOp) else set(by_pair)
     return caps, used_inside
 
@@ -445,13 +457,15 @@ def _strip_replanned(block: Block) -> None:
 
 
 def _apply(ops: list[Operation], terminator: Operation | None, syncs: list[SyncOp],
-           last: Operation | None = None) -> None:
-    """Insert planned sync ops before ``ops[position]`` (or at the end)."""
+           last: Operation | None = None, index: SSAValue | None = None, step: int = 1
+           ) -> None:
+    """Insert planned sync ops before ``ops[position]`` (or at the end); rotating ids are
+    computed from ``index`` (the loop's induction variable)."""
     grouped: dict[int, list[SyncOp]] = defaultdict(list)
     for sync in syncs:
         grouped[sync.position].append(sync)
     for position, group in grouped.items():
-        new_ops = [_make(s) for s in sorted(group, key=lambda s: s.order)]
+        new_ops = [op for s in sorted(group, key=lambda s: s.order) for op in _make_ops(s, index, step)]
         if position < len(ops):
             insert_before(ops[position], new_ops)
         elif terminator is not None:
@@ -469,3 +483,69 @@ def _make(sync: SyncOp) -> Operation:
         return make_pipe_barrier(sync.src)
     assert sync.kind == BARRIER_ALL
     return make_barrier_all()
+
+
+def _make_ops(sync: SyncOp, index: SSAValue | None, step: int = 1) -> list[Operation]:
+    """:func:`_make`, with the ``arith`` ops of a rotating id ``event + (index + shift*step)
+    mod modulus`` (``index`` the induction variable, or the loop's start / end for presets
+    and drains) before the flag op."""
+    if not sync.modulus:
+        return [_make(sync)]
+    assert index is not None
+    offset = (sync.shift * step) % sync.modulus  # non-negative: remui of a non-negative value
+    arith_ops, value = S.slot_event(index, sync.modulus, offset, 0)
+    base = arith.ConstantOp(IntegerAttr(sync.event, IndexType()))
+    total = arith.AddiOp(value, base.result)
+    arith_ops += [base, total]
+    make = make_set if sync.kind == SET else make_wait
+    return arith_ops + [make(sync.src, sync.dst, total.result)]
+
+
+def _loop_end(loop: scf.ForOp) -> tuple[list[Operation], SSAValue]:
+    """Ops computing the induction variable's value after the last iteration (``lb`` + trips
+    * ``step``; ``lb`` for a loop that does not run): ``lb + ceil(max(ub - lb, 0) / step) *
+    step``."""
+    step = constant_value(loop.step)
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    span = arith.SubiOp(loop.ub, loop.lb)
+    positive = arith.MaxSIOp(span.result, zero.result)
+    ops: list[Operation] = [zero, span, positive]
+    value = positive.result
+    if step != 1:
+        bump = arith.ConstantOp(IntegerAttr(step - 1, IndexType()))
+        size = arith.ConstantOp(IntegerAttr(step, IndexType()))
+        padded = arith.AddiOp(value, bump.result)
+        trips = arith.DivUIOp(padded.result, size.result)
+        scaled = arith.MuliOp(trips.result, size.result)
+        ops += [bump, size, padded, trips, scaled]
+        value = scaled.result
+    end = arith.AddiOp(loop.lb, value)
+    ops.append(end)
+    return ops, end.result
+
+
+def _event_ids(op: Operation) -> list[int]:
+    """Every id a flag op may use: its constant id, or ``base .. base + M - 1`` of a rotating
+    id written by :func:`_make_ops`."""
+    if op.event is not None:
+        return [op.event.value.data]
+    base, modulus = _rotating(op)
+    return [base.value.value.data + k for k in range(modulus)]
+
+
+def _renumber(op: Operation, mapping: dict[int, int]) -> None:
+    """Rename a flag op's id(s) (a monotone renaming keeps a rotating range contiguous)."""
+    if op.event is not None:
+        op.properties["event"] = IntegerAttr(mapping[op.event.value.data], i64)
+        return
+    base, _ = _rotating(op)
+    base.properties["value"] = IntegerAttr(mapping[base.value.value.data], IndexType())
+
+
+def _rotating(op: Operation) -> tuple[arith.ConstantOp, int]:
+    """The base constant and the modulus of a rotating id written by :func:`_make_ops`."""
+    total = op.operands[0].owner
+    assert isinstance(total, arith.AddiOp)
+    base, rem = total.rhs.owner, total.lhs.owner
+    assert isinstance(base, arith.ConstantOp) and isinstance(rem, arith.RemUIOp)
+    return base, rem.rhs.owner.value.value.data
