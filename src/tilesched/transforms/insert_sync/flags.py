@@ -80,9 +80,10 @@ class FlagSync:
         used: dict[tuple[str, str], set[int]] = defaultdict(set)
         for op in flags:
             used[(op.src.data, op.dst.data)].update(_event_ids(op))
+        renamed: set[int] = set()
         for op in flags:
             ids = sorted(used[(op.src.data, op.dst.data)])
-            _renumber(op, {e: ids.index(e) for e in _event_ids(op)})
+            _renumber(op, {e: n for n, e in enumerate(ids)}, renamed)
 
     def run_loop(self, loop: scf.ForOp) -> tuple[list[Operation], list[Operation]]:
         """Synchronize a loop body; returns the ops to put before and after the loop."""
@@ -331,15 +332,21 @@ class FlagSync:
             self.serialized_loops.append(loop)
         self._record_peaks(plan.peak_events)
         step = constant_value(loop.step) or 1
-        _apply(ops, block.last_op, plan.body, index=block.args[0], step=step)
-        presets = [op for s in plan.presets for op in _make_ops(s, loop.lb, step)]
+        ids = _RotatingIds(block.args[0], step)
+        _apply(ops, block.last_op, plan.body, ids=ids)
+        if ids.ops:
+            insert_before(block.first_op, ids.ops)
+        start = _RotatingIds(loop.lb, step)
+        presets = [_make(s, start) for s in plan.presets]
         drains: list[Operation] = []
-        end = None
         if any(s.modulus for s in plan.drains):
             end_ops, end = _loop_end(loop)
-            drains.extend(end_ops)
-        drains += [op for s in plan.drains for op in _make_ops(s, end, step)]
-        return presets, drains
+            stop = _RotatingIds(end, step)
+            drains = [_make(s, stop) for s in plan.drains]
+            drains = end_ops + stop.ops + drains
+        else:
+            drains = [_make(s) for s in plan.drains]
+        return start.ops + presets, drains
 
     def run_segment(self, ops: list[Operation]) -> None:
         if not any(self._queued(op) for op in ops):
@@ -407,9 +414,10 @@ def _separate_ids(boundaries: list[Operation], owned: dict[int, list[Operation]]
             caps[pair] = top - len(ids)
             if caps[pair] < 0:
                 raise OutOfIds(pair)
+            renamed: set[int] = set()
             for op in flags + threaded:
                 if (op.src.data, op.dst.data) == pair:
-                    _renumber(op, renumber)
+                    _renumber(op, renumber, renamed)
         used_inside[id(region_op)] = set() if isinstance(region_op, scf.ForOp) else set(by_pair)
     return caps, used_inside
 
@@ -457,15 +465,14 @@ def _strip_replanned(block: Block) -> None:
 
 
 def _apply(ops: list[Operation], terminator: Operation | None, syncs: list[SyncOp],
-           last: Operation | None = None, index: SSAValue | None = None, step: int = 1
-           ) -> None:
+           last: Operation | None = None, ids: _RotatingIds | None = None) -> None:
     """Insert planned sync ops before ``ops[position]`` (or at the end); rotating ids are
-    computed from ``index`` (the loop's induction variable)."""
+    computed by ``ids`` (from the loop's induction variable)."""
     grouped: dict[int, list[SyncOp]] = defaultdict(list)
     for sync in syncs:
         grouped[sync.position].append(sync)
     for position, group in grouped.items():
-        new_ops = [op for s in sorted(group, key=lambda s: s.order) for op in _make_ops(s, index, step)]
+        new_ops = [_make(s, ids) for s in sorted(group, key=lambda s: s.order)]
         if position < len(ops):
             insert_before(ops[position], new_ops)
         elif terminator is not None:
@@ -474,31 +481,40 @@ def _apply(ops: list[Operation], terminator: Operation | None, syncs: list[SyncO
             insert_after(last, new_ops)
 
 
-def _make(sync: SyncOp) -> Operation:
+def _make(sync: SyncOp, ids: _RotatingIds | None = None) -> Operation:
+    event = ids.value(sync) if sync.modulus else sync.event
     if sync.kind == SET:
-        return make_set(sync.src, sync.dst, sync.event)
+        return make_set(sync.src, sync.dst, event)
     if sync.kind == WAIT:
-        return make_wait(sync.src, sync.dst, sync.event)
+        return make_wait(sync.src, sync.dst, event)
     if sync.kind == PIPE_BARRIER:
         return make_pipe_barrier(sync.src)
     assert sync.kind == BARRIER_ALL
     return make_barrier_all()
 
 
-def _make_ops(sync: SyncOp, index: SSAValue | None, step: int = 1) -> list[Operation]:
-    """:func:`_make`, with the ``arith`` ops of a rotating id ``event + (index + shift*step)
-    mod modulus`` (``index`` the induction variable, or the loop's start / end for presets
-    and drains) before the flag op."""
-    if not sync.modulus:
-        return [_make(sync)]
-    assert index is not None
-    offset = (sync.shift * step) % sync.modulus  # non-negative: remui of a non-negative value
-    arith_ops, value = S.slot_event(index, sync.modulus, offset, 0)
-    base = arith.ConstantOp(IntegerAttr(sync.event, IndexType()))
-    total = arith.AddiOp(value, base.result)
-    arith_ops += [base, total]
-    make = make_set if sync.kind == SET else make_wait
-    return arith_ops + [make(sync.src, sync.dst, total.result)]
+class _RotatingIds:
+    """The ``arith`` ops computing rotating ids ``base + (index + shift * step) mod M`` from
+    ``index`` (a loop's induction variable, or its start / end for presets and drains), one
+    value per pair and distinct id (ids are renumbered per pair); :attr:`ops` go before the
+    first flag that uses them."""
+
+    def __init__(self, index: SSAValue, step: int):
+        self.index = index
+        self.step = step
+        self.ops: list[Operation] = []
+        self._values: dict[tuple[str, str, int, int, int], SSAValue] = {}
+
+    def value(self, sync: SyncOp) -> SSAValue:
+        offset = (sync.shift * self.step) % sync.modulus  # remui of a non-negative value
+        key = (sync.src, sync.dst, offset, sync.modulus, sync.event)  # renamed per pair
+        if key not in self._values:
+            arith_ops, slot = S.slot_event(self.index, sync.modulus, offset, 0)
+            base = arith.ConstantOp(IntegerAttr(sync.event, IndexType()))
+            total = arith.AddiOp(slot, base.result)
+            self.ops += arith_ops + [base, total]
+            self._values[key] = total.result
+        return self._values[key]
 
 
 def _loop_end(loop: scf.ForOp) -> tuple[list[Operation], SSAValue]:
@@ -526,24 +542,27 @@ def _loop_end(loop: scf.ForOp) -> tuple[list[Operation], SSAValue]:
 
 def _event_ids(op: Operation) -> list[int]:
     """Every id a flag op may use: its constant id, or ``base .. base + M - 1`` of a rotating
-    id written by :func:`_make_ops`."""
+    id written by :class:`_RotatingIds`."""
     if op.event is not None:
         return [op.event.value.data]
     base, modulus = _rotating(op)
     return [base.value.value.data + k for k in range(modulus)]
 
 
-def _renumber(op: Operation, mapping: dict[int, int]) -> None:
-    """Rename a flag op's id(s) (a monotone renaming keeps a rotating range contiguous)."""
+def _renumber(op: Operation, mapping: dict[int, int], renamed: set[int]) -> None:
+    """Rename a flag op's id(s) (a monotone renaming keeps a rotating range contiguous); a
+    rotating id's base constant, shared by several flag ops, is renamed once (``renamed``)."""
     if op.event is not None:
         op.properties["event"] = IntegerAttr(mapping[op.event.value.data], i64)
         return
     base, _ = _rotating(op)
-    base.properties["value"] = IntegerAttr(mapping[base.value.value.data], IndexType())
+    if id(base) not in renamed:
+        renamed.add(id(base))
+        base.properties["value"] = IntegerAttr(mapping[base.value.value.data], IndexType())
 
 
 def _rotating(op: Operation) -> tuple[arith.ConstantOp, int]:
-    """The base constant and the modulus of a rotating id written by :func:`_make_ops`."""
+    """The base constant and the modulus of a rotating id written by :class:`_RotatingIds`."""
     total = op.operands[0].owner
     assert isinstance(total, arith.AddiOp)
     base, rem = total.rhs.owner, total.lhs.owner
