@@ -504,15 +504,20 @@ class _RotatingIds:
         self.step = step
         self.ops: list[Operation] = []
         self._values: dict[tuple[str, str, int, int, int], SSAValue] = {}
+        self._slots: dict[tuple[int, int], SSAValue] = {}  # (i + offset) mod M, shared
 
     def value(self, sync: SyncOp) -> SSAValue:
         offset = (sync.shift * self.step) % sync.modulus  # remui of a non-negative value
         key = (sync.src, sync.dst, offset, sync.modulus, sync.event)  # renamed per pair
         if key not in self._values:
-            arith_ops, slot = S.slot_event(self.index, sync.modulus, offset, 0)
+            if (offset, sync.modulus) not in self._slots:
+                arith_ops, slot = S.slot_event(self.index, sync.modulus, offset, 0)
+                self.ops += arith_ops
+                self._slots[(offset, sync.modulus)] = slot
+            slot = self._slots[(offset, sync.modulus)]
             base = arith.ConstantOp(IntegerAttr(sync.event, IndexType()))
             total = arith.AddiOp(slot, base.result)
-            self.ops += arith_ops + [base, total]
+            self.ops += [base, total]
             self._values[key] = total.result
         return self._values[key]
 
