@@ -86,6 +86,8 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
     if not per_slot:
         return _one_flag_per_pair(items, deps, carried, limit, pipelined)
     n = len(items)
+    far = sorted({(p, c, d) for p, c, d in carried if rolled and d >= 2 and _cross(items, p, c)})
+    carried = [dep for dep in carried if dep not in far]
     back = [(p, c) for p, c, _ in carried if p >= c]
     ahead = [(p, c) for p, c, d in carried if p < c and rolled and d == 1]
     forward = list(deps) + [(p, c) for p, c, d in carried if p < c and (p, c) not in ahead]
@@ -110,12 +112,12 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
         else:
             unit = items[need.producer].unit
             back_syncs.append(SyncOp(need.consumer - n, PIPE_BARRIER, unit, unit, order=60))
-    if ahead:
-        plan = _with_rotating(items, deps, carried, limit, pipelined, caps, ordered,
-                              intra, back_flags, back_syncs, rotating)
+    if ahead or far:
+        plan = _with_rotating(items, limit, caps, intra, back_flags, back_syncs, rotating, far)
         if plan is not None:
             return plan
-        return plan_loop_flags(items, deps, carried, limit, pipelined, caps=caps, ordered=ordered)
+        return plan_loop_flags(items, deps, carried + far, limit, pipelined, caps=caps,
+                               ordered=ordered)
     if back_flags and limit < 2:
         return _serialized(items, forward, limit, pipelined, caps)
     flags = {pair: sorted(set(found)) for pair, found in back_flags.items()}
@@ -163,59 +165,155 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
     return LoopFlagPlan(body, presets, drains, peaks)
 
 
-def _with_rotating(items, deps, carried, limit, pipelined, caps, ordered, intra, back_flags,
-                   back_syncs, rotating) -> LoopFlagPlan | None:
+def _cross(items: list[Item], p: int, c: int) -> bool:
+    """Producer and consumer on different queued units (a flag orders them)."""
+    return (items[p].unit is not None and items[c].unit is not None and not items[p].inline
+            and not items[c].inline and items[p].unit != items[c].unit)
+
+
+def _with_rotating(items, limit, caps, intra, back_flags, back_syncs, rotating, far
+                   ) -> LoopFlagPlan | None:
     """The plan with rotating flags (:func:`plan_loop_flags`, ``rolled``), trying ``M`` = 2, 3,
     4 ids per rotating flag, first with constant back-edge flags, then with rotating ones
     too (a back-edge flag set in every iteration may otherwise be re-set before its wait
-    when the consumer no longer waits for this iteration's prefetch); None when nothing
-    fits without widening or replays safely."""
+    when the consumer no longer waits for this iteration's prefetch). Carried dependences
+    at distance ``d`` >= 2 (``far``) not implied by the other flags get a rotating flag
+    waited ``d`` iterations later (``max(M, d + 1)`` ids). None when nothing fits without
+    widening or replays safely."""
     caps = dict(caps or {})
     intra_pairs = {(items[x.producer].unit, items[x.consumer].unit) for x in intra
                    if x.kind == FLAG}
     for modulus in (2, 3, 4):
-        for rotate_back in (False, True):
+        for rotate_back, rotate_intra in ((False, False), (True, False), (True, True)):
             const = {} if rotate_back else {
                 pair: sorted(set(found)) for pair, found in back_flags.items()}
-            ahead = defaultdict(list)
+            ahead: dict = defaultdict(set)
             for pair, found in list(rotating.items()) + (
                     list(back_flags.items()) if rotate_back else []):
-                ahead[pair] = sorted(set(ahead[pair]) | set(found))
-            pairs = set(const) | set(ahead)
-            room = {pair: caps.get(pair, limit) - len(const.get(pair, ()))
-                    - modulus * len(ahead.get(pair, ())) for pair in pairs}
-            if any(room[pair] - (pair in intra_pairs) < 0 for pair in pairs):
+                ahead[pair] |= {(p, c, 1) for p, c in found}
+            plan = _rotating_plan(items, limit, caps, intra, intra_pairs, back_syncs, const,
+                                  ahead, modulus, rotate_intra)
+            if plan is None:
                 continue
-            plan = allocate(items, intra, limit, {**caps, **room})
-            if count_fallbacks(plan.ops):
-                continue
-            body = plan.ops + list(back_syncs)
-            presets, drains = [], []
-            peaks = dict(plan.peak_events)
-            for pair in pairs:
-                top = caps.get(pair, limit)
-                for index, (producer, consumer) in enumerate(const.get(pair, ())):
-                    event = top - 1 - index
-                    body.append(SyncOp(producer + 1, SET, *pair, event, order=15 + index / 64))
-                    body.append(SyncOp(consumer, WAIT, *pair, event, order=20 + index / 64))
-                    presets.append(SyncOp(0, SET, *pair, event))
-                    drains.append(SyncOp(0, WAIT, *pair, event))
-                below = top - len(const.get(pair, ()))
-                for index, (producer, consumer) in enumerate(ahead.get(pair, ())):
-                    base = below - modulus * (index + 1)
-                    order = index / 64 + (0.5 if producer < consumer else 0)
-                    body.append(SyncOp(producer + 1, SET, *pair, base, order=15 + order,
-                                       modulus=modulus))
-                    body.append(SyncOp(consumer, WAIT, *pair, base, order=20 + order,
-                                       modulus=modulus, shift=-1))
-                    presets.append(SyncOp(0, SET, *pair, base, modulus=modulus, shift=-1))
-                    drains.append(SyncOp(0, WAIT, *pair, base, modulus=modulus, shift=-1))
-                key = f"{pair[0]}->{pair[1]}"
-                peaks[key] = peaks.get(key, 0) + caps.get(pair, limit) - room[pair]
-            body.sort(key=lambda s: (s.position, s.order))
-            if unsafe_reuse(items, body, presets, iterations=2 * modulus + 2) is None:
-                return LoopFlagPlan(body, presets, drains, peaks)
+            if far:
+                more = _uncovered(items, plan.body, plan.presets, far, 2 * modulus + 8)
+                if more:
+                    for p, c, d in more:
+                        ahead[(items[p].unit, items[c].unit)].add((p, c, d))
+                    plan = _rotating_plan(items, limit, caps, intra, intra_pairs, back_syncs,
+                                          const, ahead, modulus, rotate_intra)
+                    if plan is None or _uncovered(items, plan.body, plan.presets, far,
+                                                  2 * modulus + 8):
+                        continue
+            if unsafe_reuse(items, plan.body, plan.presets, iterations=2 * modulus + 8) is None:
+                return plan
     return None
+
+
+def _rotating_plan(items, limit, caps, intra, intra_pairs, back_syncs, const, ahead, modulus,
+                   rotate_intra: bool = False) -> LoopFlagPlan | None:
+    """Constant back-edge flags ``const``, rotating flags ``ahead`` (``(producer, consumer,
+    distance)`` per pair, ``max(modulus, distance + 1)`` ids each) and the intra-iteration
+    plan (``rotate_intra``: each of its ids becomes ``modulus`` ids, ``(i mod modulus)``
+    picking one, so its next set need not wait for this iteration's wait); None when the
+    ids do not fit without widening."""
+    pairs = set(const) | set(ahead)
+    width = {key: max(modulus, key[2] + 1) for found in ahead.values() for key in found}
+    room = {pair: caps.get(pair, limit) - len(const.get(pair, ()))
+            - sum(width[key] for key in ahead.get(pair, ())) for pair in pairs}
+    if any(room[pair] - (pair in intra_pairs) < 0 for pair in pairs):
+        return None
+    plan = allocate(items, intra, limit, {**caps, **room})
+    if count_fallbacks(plan.ops):
+        return None
+    if rotate_intra:
+        used: dict = defaultdict(set)
+        for sync in plan.ops:
+            if sync.kind in (SET, WAIT):
+                used[sync.pair].add(sync.event)
+        for pair, ids in used.items():
+            if len(ids) * modulus > room.get(pair, caps.get(pair, limit)):
+                return None
+            blocks = {e: k * modulus for k, e in enumerate(sorted(ids))}
+            for sync in plan.ops:
+                if sync.kind in (SET, WAIT) and sync.pair == pair:
+                    sync.event, sync.modulus = blocks[sync.event], modulus
+    body = plan.ops + list(back_syncs)
+    presets, drains = [], []
+    peaks = dict(plan.peak_events)
+    for pair in pairs:
+        top = caps.get(pair, limit)
+        for index, (producer, consumer) in enumerate(const.get(pair, ())):
+            event = top - 1 - index
+            body.append(SyncOp(producer + 1, SET, *pair, event, order=15 + index / 64))
+            body.append(SyncOp(consumer, WAIT, *pair, event, order=20 + index / 64))
+            presets.append(SyncOp(0, SET, *pair, event))
+            drains.append(SyncOp(0, WAIT, *pair, event))
+        base = top - len(const.get(pair, ()))
+        for index, key in enumerate(sorted(ahead.get(pair, ()))):
+            producer, consumer, distance = key
+            base -= width[key]
+            rotate = {"modulus": width[key]}
+            order = index / 64 + (0.5 if producer < consumer else 0)
+            body.append(SyncOp(producer + 1, SET, *pair, base, order=15 + order, **rotate))
+            body.append(SyncOp(consumer, WAIT, *pair, base, order=20 + order,
+                               shift=-distance, **rotate))
+            for back in range(distance, 0, -1):  # the ids of iterations -d .. -1
+                presets.append(SyncOp(0, SET, *pair, base, shift=-back, **rotate))
+                drains.append(SyncOp(0, WAIT, *pair, base, shift=-back, **rotate))
+        key = f"{pair[0]}->{pair[1]}"
+        peaks[key] = peaks.get(key, 0) + caps.get(pair, limit) - room[pair]
+    body.sort(key=lambda s: (s.position, s.order))
+    return LoopFlagPlan(body, presets, drains, peaks)
+
+
+def _uncovered(items, body, presets, far, iterations) -> list[tuple[int, int, int]]:
+    """The carried dependences ``(producer, consumer, distance)`` of ``far`` whose consumer
+    does not know its producer ``distance`` iterations earlier, replaying ``iterations``
+    iterations of the plan with static clocks."""
+    clocks = StaticClocks()
+    seen: dict[tuple[int, int], int] = {}  # (iteration, item) -> its unit's count
+    sets: dict[tuple, list[dict[str, int]]] = defaultdict(list)
+    by_consumer = defaultdict(list)
+    for p, c, d in far:
+        by_consumer[c].append((p, d))
+    missing = set()
+    for iteration, event in _events(items, body, presets, iterations):
+        if isinstance(event, tuple):
+            position, item = event
+            for p, d in by_consumer.get(position, ()):
+                earlier = seen.get((iteration - d, p))
+                if earlier is not None and not clocks.knows(item.unit, items[p].unit, earlier):
+                    missing.add((p, position, d))
+            if item.unit is not None:
+                seen[(iteration, position)] = clocks.tick(item.unit, item.inline)[item.unit]
+        elif event.kind == SET:
+            sets[(event.src, event.dst, event.event_at(max(iteration, 0)))].append(
+                clocks.tick(event.src))
+        elif event.kind == WAIT:
+            key = (event.src, event.dst, event.event_at(iteration))
+            if sets[key]:
+                clocks.receive(event.dst, sets[key].pop(0))
+            clocks.tick(event.dst)
+        elif event.kind == BARRIER_ALL:
+            clocks.barrier_all()
+    return sorted(missing)
+
+
+def _events(items, body, presets, iterations):
+    """Presets, then ``iterations`` iterations of the body: ``(iteration, sync op)`` and
+    ``(iteration, (position, item))``."""
+    by_position: dict[int, list[SyncOp]] = defaultdict(list)
+    for sync in body:
+        by_position[sync.position].append(sync)
+    events: list = [(-1, s) for s in presets]
+    for iteration in range(iterations):
+        for position in range(len(items) + 1):
+            events.extend((iteration, s) for s in sorted(by_position.get(position, []),
+                                                        key=lambda s: s.order))
+            if position < len(items):
+                events.append((iteration, (position, items[position])))
+    return events
 
 
 def _widen(found: list[tuple[int, int]]) -> list[tuple[int, int]]:
