@@ -42,7 +42,7 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
                     carried: list[tuple[int, int, int]], limit: int,
                     pipelined: frozenset[str] = frozenset(), per_slot: bool = True,
                     caps: dict[tuple[str, str], int] | None = None,
-                    ordered: frozenset = frozenset()) -> LoopFlagPlan:
+                    ordered: frozenset = frozenset(), rolled: bool = False) -> LoopFlagPlan:
     """Flags for a loop body whose iterations follow each other.
 
     ``deps`` are intra-iteration dependences, ``carried`` loop-carried ones
@@ -71,16 +71,31 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
     replay finds a back-edge flag that may be re-set before its previous wait, its producer
     is ordered after its consumer in the body (``ordered`` lists those done) and the body
     is planned again; only then does the plan fall back to serializing.
+
+    ``rolled``: a carried dependence at distance 1 whose producer comes *before* its consumer
+    in the body (a prefetch into slot ``(i + 1) mod N`` consumed as slot ``i mod N`` next
+    iteration) gets a *rotating* flag instead: its id is ``base + (i + shift) mod M``
+    (``M`` ids of the pair, ``M`` >= 2), set after the producer in iteration ``i``, waited
+    before the consumer in iteration ``i + 1`` (the id of ``i``), pre-set before the loop
+    with the id of iteration -1 and drained after it with the id of the last iteration. The
+    consumer then no longer waits for this iteration's prefetch. When the ids do not fit,
+    a pair would need widening, or the replay finds a re-set that may come before its
+    previous wait (for every ``M`` tried), the plan is the one without rotating flags.
     """
     caps = dict(caps or {})
     if not per_slot:
         return _one_flag_per_pair(items, deps, carried, limit, pipelined)
     n = len(items)
+    far = sorted({(p, c, d) for p, c, d in carried if rolled and d >= 2 and _cross(items, p, c)})
+    carried = [dep for dep in carried if dep not in far]
     back = [(p, c) for p, c, _ in carried if p >= c]
-    forward = list(deps) + [(p, c) for p, c, _ in carried if p < c]
+    ahead = [(p, c) for p, c, d in carried if p < c and rolled and d == 1]
+    forward = list(deps) + [(p, c) for p, c, d in carried if p < c and (p, c) not in ahead]
     doubled = items + items
-    edges = forward + [(p + n, c + n) for p, c in forward] + [(p, c + n) for p, c in back]
+    edges = forward + [(p + n, c + n) for p, c in forward] + [
+        (p, c + n) for p, c in back + ahead]
     intra, back_flags, back_syncs = [], defaultdict(list), []
+    rotating: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
     for need in required_syncs(doubled, edges, pipelined):
         if need.consumer < n:
             continue  # the first iteration only provides what the second one knows
@@ -88,12 +103,21 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
             intra.append(Need(need.kind, need.producer - n, need.consumer - n))
         elif need.kind == FLAG:
             pair = (items[need.producer].unit, items[need.consumer - n].unit)
-            back_flags[pair].append((need.producer, need.consumer - n))
+            if need.producer < need.consumer - n:
+                rotating[pair].append((need.producer, need.consumer - n))
+            else:
+                back_flags[pair].append((need.producer, need.consumer - n))
         elif need.kind == BARRIER_ALL:
             back_syncs.append(SyncOp(need.consumer - n, BARRIER_ALL, order=50))
         else:
             unit = items[need.producer].unit
             back_syncs.append(SyncOp(need.consumer - n, PIPE_BARRIER, unit, unit, order=60))
+    if ahead or far:
+        plan = _with_rotating(items, limit, caps, intra, back_flags, back_syncs, rotating, far)
+        if plan is not None:
+            return plan
+        return plan_loop_flags(items, deps, carried + far, limit, pipelined, caps=caps,
+                               ordered=ordered)
     if back_flags and limit < 2:
         return _serialized(items, forward, limit, pipelined, caps)
     flags = {pair: sorted(set(found)) for pair, found in back_flags.items()}
@@ -139,6 +163,157 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
         return plan_loop_flags(items, deps, more, limit, pipelined, caps=caps,
                                ordered=ordered | {unsafe})
     return LoopFlagPlan(body, presets, drains, peaks)
+
+
+def _cross(items: list[Item], p: int, c: int) -> bool:
+    """Producer and consumer on different queued units (a flag orders them)."""
+    return (items[p].unit is not None and items[c].unit is not None and not items[p].inline
+            and not items[c].inline and items[p].unit != items[c].unit)
+
+
+def _with_rotating(items, limit, caps, intra, back_flags, back_syncs, rotating, far
+                   ) -> LoopFlagPlan | None:
+    """The plan with rotating flags (:func:`plan_loop_flags`, ``rolled``), trying ``M`` = 2, 3,
+    4 ids per rotating flag, first with constant back-edge flags, then with rotating ones
+    too (a back-edge flag set in every iteration may otherwise be re-set before its wait
+    when the consumer no longer waits for this iteration's prefetch). Carried dependences
+    at distance ``d`` >= 2 (``far``) not implied by the other flags get a rotating flag
+    waited ``d`` iterations later (``max(M, d + 1)`` ids). None when nothing fits without
+    widening or replays safely."""
+    caps = dict(caps or {})
+    intra_pairs = {(items[x.producer].unit, items[x.consumer].unit) for x in intra
+                   if x.kind == FLAG}
+    for modulus in (2, 3, 4):
+        for rotate_back, rotate_intra in ((False, False), (True, False), (True, True)):
+            const = {} if rotate_back else {
+                pair: sorted(set(found)) for pair, found in back_flags.items()}
+            ahead: dict = defaultdict(set)
+            for pair, found in list(rotating.items()) + (
+                    list(back_flags.items()) if rotate_back else []):
+                ahead[pair] |= {(p, c, 1) for p, c in found}
+            plan = _rotating_plan(items, limit, caps, intra, intra_pairs, back_syncs, const,
+                                  ahead, modulus, rotate_intra)
+            if plan is None:
+                continue
+            if far:
+                more = _uncovered(items, plan.body, plan.presets, far, 2 * modulus + 8)
+                if more:
+                    for p, c, d in more:
+                        ahead[(items[p].unit, items[c].unit)].add((p, c, d))
+                    plan = _rotating_plan(items, limit, caps, intra, intra_pairs, back_syncs,
+                                          const, ahead, modulus, rotate_intra)
+                    if plan is None or _uncovered(items, plan.body, plan.presets, far,
+                                                  2 * modulus + 8):
+                        continue
+            if unsafe_reuse(items, plan.body, plan.presets, iterations=2 * modulus + 8) is None:
+                return plan
+    return None
+
+
+def _rotating_plan(items, limit, caps, intra, intra_pairs, back_syncs, const, ahead, modulus,
+                   rotate_intra: bool = False) -> LoopFlagPlan | None:
+    """Constant back-edge flags ``const``, rotating flags ``ahead`` (``(producer, consumer,
+    distance)`` per pair, ``max(modulus, distance + 1)`` ids each) and the intra-iteration
+    plan (``rotate_intra``: each of its ids becomes ``modulus`` ids, ``(i mod modulus)``
+    picking one, so its next set need not wait for this iteration's wait); None when the
+    ids do not fit without widening."""
+    pairs = set(const) | set(ahead)
+    width = {key: max(modulus, key[2] + 1) for found in ahead.values() for key in found}
+    room = {pair: caps.get(pair, limit) - len(const.get(pair, ()))
+            - sum(width[key] for key in ahead.get(pair, ())) for pair in pairs}
+    if any(room[pair] - (pair in intra_pairs) < 0 for pair in pairs):
+        return None
+    plan = allocate(items, intra, limit, {**caps, **room})
+    if count_fallbacks(plan.ops):
+        return None
+    if rotate_intra:
+        used: dict = defaultdict(set)
+        for sync in plan.ops:
+            if sync.kind in (SET, WAIT):
+                used[sync.pair].add(sync.event)
+        for pair, ids in used.items():
+            if len(ids) * modulus > room.get(pair, caps.get(pair, limit)):
+                return None
+            blocks = {e: k * modulus for k, e in enumerate(sorted(ids))}
+            for sync in plan.ops:
+                if sync.kind in (SET, WAIT) and sync.pair == pair:
+                    sync.event, sync.modulus = blocks[sync.event], modulus
+    body = plan.ops + list(back_syncs)
+    presets, drains = [], []
+    peaks = dict(plan.peak_events)
+    for pair in pairs:
+        top = caps.get(pair, limit)
+        for index, (producer, consumer) in enumerate(const.get(pair, ())):
+            event = top - 1 - index
+            body.append(SyncOp(producer + 1, SET, *pair, event, order=15 + index / 64))
+            body.append(SyncOp(consumer, WAIT, *pair, event, order=20 + index / 64))
+            presets.append(SyncOp(0, SET, *pair, event))
+            drains.append(SyncOp(0, WAIT, *pair, event))
+        base = top - len(const.get(pair, ()))
+        for index, key in enumerate(sorted(ahead.get(pair, ()))):
+            producer, consumer, distance = key
+            base -= width[key]
+            rotate = {"modulus": width[key]}
+            order = index / 64 + (0.5 if producer < consumer else 0)
+            body.append(SyncOp(producer + 1, SET, *pair, base, order=15 + order, **rotate))
+            body.append(SyncOp(consumer, WAIT, *pair, base, order=20 + order,
+                               shift=-distance, **rotate))
+            for back in range(distance, 0, -1):  # the ids of iterations -d .. -1
+                presets.append(SyncOp(0, SET, *pair, base, shift=-back, **rotate))
+                drains.append(SyncOp(0, WAIT, *pair, base, shift=-back, **rotate))
+        key = f"{pair[0]}->{pair[1]}"
+        peaks[key] = peaks.get(key, 0) + caps.get(pair, limit) - room[pair]
+    body.sort(key=lambda s: (s.position, s.order))
+    return LoopFlagPlan(body, presets, drains, peaks)
+
+
+def _uncovered(items, body, presets, far, iterations) -> list[tuple[int, int, int]]:
+    """The carried dependences ``(producer, consumer, distance)`` of ``far`` whose consumer
+    does not know its producer ``distance`` iterations earlier, replaying ``iterations``
+    iterations of the plan with static clocks."""
+    clocks = StaticClocks()
+    seen: dict[tuple[int, int], int] = {}  # (iteration, item) -> its unit's count
+    sets: dict[tuple, list[dict[str, int]]] = defaultdict(list)
+    by_consumer = defaultdict(list)
+    for p, c, d in far:
+        by_consumer[c].append((p, d))
+    missing = set()
+    for iteration, event in _events(items, body, presets, iterations):
+        if isinstance(event, tuple):
+            position, item = event
+            for p, d in by_consumer.get(position, ()):
+                earlier = seen.get((iteration - d, p))
+                if earlier is not None and not clocks.knows(item.unit, items[p].unit, earlier):
+                    missing.add((p, position, d))
+            if item.unit is not None:
+                seen[(iteration, position)] = clocks.tick(item.unit, item.inline)[item.unit]
+        elif event.kind == SET:
+            sets[(event.src, event.dst, event.event_at(max(iteration, 0)))].append(
+                clocks.tick(event.src))
+        elif event.kind == WAIT:
+            key = (event.src, event.dst, event.event_at(iteration))
+            if sets[key]:
+                clocks.receive(event.dst, sets[key].pop(0))
+            clocks.tick(event.dst)
+        elif event.kind == BARRIER_ALL:
+            clocks.barrier_all()
+    return sorted(missing)
+
+
+def _events(items, body, presets, iterations):
+    """Presets, then ``iterations`` iterations of the body: ``(iteration, sync op)`` and
+    ``(iteration, (position, item))``."""
+    by_position: dict[int, list[SyncOp]] = defaultdict(list)
+    for sync in body:
+        by_position[sync.position].append(sync)
+    events: list = [(-1, s) for s in presets]
+    for iteration in range(iterations):
+        for position in range(len(items) + 1):
+            events.extend((iteration, s) for s in sorted(by_position.get(position, []),
+                                                        key=lambda s: s.order))
+            if position < len(items):
+                events.append((iteration, (position, items[position])))
+    return events
 
 
 def _widen(found: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -211,8 +386,8 @@ def reuse_is_safe(items: list[Item], body: list[SyncOp], presets: list[SyncOp]) 
     return unsafe_reuse(items, body, presets) is None
 
 
-def unsafe_reuse(items: list[Item], body: list[SyncOp], presets: list[SyncOp]
-                 ) -> tuple[int, int, int] | None:
+def unsafe_reuse(items: list[Item], body: list[SyncOp], presets: list[SyncOp],
+                 iterations: int = 2) -> tuple[int, int, int] | None:
     """The first set re-set before its previous wait happens-before it, over two replayed
     iterations: ``(consumer, producer, distance)``, the item before whose wait the previous
     wait of the id comes and the item the set follows (``distance`` 1: the wait was in the
@@ -224,7 +399,7 @@ def unsafe_reuse(items: list[Item], body: list[SyncOp], presets: list[SyncOp]
     for sync in body:
         by_position[sync.position].append(sync)
     events: list[tuple[int, SyncOp | Item]] = [(-1, s) for s in presets]
-    for iteration in range(2):
+    for iteration in range(iterations):
         for position in range(len(items) + 1):
             events.extend((iteration, s) for s in sorted(by_position.get(position, []),
                                                         key=lambda s: s.order))
@@ -235,13 +410,15 @@ def unsafe_reuse(items: list[Item], body: list[SyncOp], presets: list[SyncOp]
             if event.unit is not None:
                 clocks.tick(event.unit, event.inline)
         elif event.kind == SET:
-            key = (event.src, event.dst, event.event)
+            key = (event.src, event.dst, event.event_at(max(iteration, 0)))
             if key in last_wait and not clocks.knows(event.src, *last_wait[key][:2]):
                 _, _, wait_item, wait_iteration = last_wait[key]
                 return wait_item, event.position - 1, iteration - wait_iteration
             sets[key].append(clocks.tick(event.src))
         elif event.kind == WAIT:
-            key = (event.src, event.dst, event.event)
+            key = (event.src, event.dst, event.event_at(iteration))
+            if not sets[key] and event.modulus:
+                return event.position, event.position, 0  # a rotating wait with nothing set
             if sets[key]:
                 clocks.receive(event.dst, sets[key].pop(0))
             last_wait[key] = (event.dst, clocks.tick(event.dst)[event.dst], event.position,

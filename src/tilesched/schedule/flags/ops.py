@@ -29,6 +29,16 @@ class SyncOp:
     event: int = -1
     order: float = 0
     fallback: bool = False  # a widened set or a barrier_all: a pair ran out of event ids
+    # A rolled loop's per-iteration id: ``event + (i + shift) mod modulus`` for iteration ``i``
+    # (0 = a constant id). Presets take ``i`` = 0, drains the trip count.
+    modulus: int = 0
+    shift: int = 0
+
+    def event_at(self, iteration: int) -> int:
+        """The id this op uses in ``iteration`` (its constant id unless rotating)."""
+        if not self.modulus:
+            return self.event
+        return self.event + (iteration + self.shift) % self.modulus
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -49,5 +59,5 @@ def ids_used(ops: list[SyncOp]) -> dict[str, int]:
     for s in ops:
         if s.kind == SET:
             key = f"{s.src}->{s.dst}"
-            used[key] = max(used.get(key, 0), s.event + 1)
+            used[key] = max(used.get(key, 0), s.event + max(s.modulus, 1))
     return used

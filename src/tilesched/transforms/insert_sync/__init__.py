@@ -38,6 +38,8 @@ class InsertSyncPass(TilePass):
     naive: bool = option(False, "baseline for benchmarks: a flag per dependence, serialized loops")
     legacy: bool = option(False, "the previous flag plan, for comparisons: one back-edge flag per "
                                  "unit pair, barrier_all around nested multi-unit regions")
+    rolled: bool = option(True, "rotating event ids (index operands, base + (i + c) mod M) for "
+                                "a rolled loop's prefetch into the next iteration's slot")
 
     def run(self, module: ModuleOp, env: TileContext) -> None:
         with paused_gc():
@@ -50,7 +52,8 @@ class InsertSyncPass(TilePass):
             if family == "flags":
                 from tilesched.transforms.insert_sync.flags import FlagSync
 
-                sync = FlagSync(env.target, naive=self.naive, legacy=self.legacy)
+                sync = FlagSync(env.target, naive=self.naive, legacy=self.legacy,
+                                rolled=self.rolled)
                 sync.run_function(block)
                 for region_op, reason in sync.barrier_regions:
                     env.warn(f"barrier_all before and after this region: no flag plan fits, {reason}",

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import IntegerAttr, i64
-from xdsl.ir import Block, Operation
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
+from xdsl.ir import Block, Operation, SSAValue
 
+from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import (
     block_dependences,
     carried_conflict,
@@ -48,10 +49,12 @@ _REPLANNED = (S.SetFlagOp, S.WaitFlagOp, S.PipeBarrierOp)
 class FlagSync:
     """Synchronizes one function for a flag target; records the peak ids per pair."""
 
-    def __init__(self, target: Target, naive: bool = False, legacy: bool = False):
+    def __init__(self, target: Target, naive: bool = False, legacy: bool = False,
+                 rolled: bool = True):
         self.target = target
         self.naive = naive  # baseline: one flag per dependence, loops serialized
         self.legacy = legacy  # the previous plan: one back-edge flag per pair, barriers around regions
+        self.rolled = rolled  # rotating ids (index operands) for prefetches in rolled loops
         self.limit = target.event_limit or 8
         self.pipelined = frozenset(u.name for u in target.units.values() if u.pipelined)
         self.peak_events: dict[str, int] = defaultdict(int)
@@ -76,10 +79,11 @@ class FlagSync:
         flags = [op for op in block.walk() if isinstance(op, S.SetFlagOp | S.WaitFlagOp)]
         used: dict[tuple[str, str], set[int]] = defaultdict(set)
         for op in flags:
-            used[(op.src.data, op.dst.data)].add(op.event.value.data)
+            used[(op.src.data, op.dst.data)].update(_event_ids(op))
+        renamed: set[int] = set()
         for op in flags:
             ids = sorted(used[(op.src.data, op.dst.data)])
-            op.properties["event"] = IntegerAttr(ids.index(op.event.value.data), i64)
+            _renumber(op, {e: n for n, e in enumerate(ids)}, renamed)
 
     def run_loop(self, loop: scf.ForOp) -> tuple[list[Operation], list[Operation]]:
         """Synchronize a loop body; returns the ops to put before and after the loop."""
@@ -323,13 +327,29 @@ class FlagSync:
             _apply(ops, block.last_op, plan.ops + [SyncOp(len(items), BARRIER_ALL, order=99)])
             self._record_peaks(plan.peak_events)
             return [], []
+        rolled = (self.rolled and not self.legacy and id(loop) not in self._threaded
+                  and (constant_value(loop.step) or 0) > 0)
         plan = plan_loop_flags(items, deps, carried, self.limit, self.pipelined,
-                               per_slot=not self.legacy)
+                               per_slot=not self.legacy, rolled=rolled)
         if plan.serialized:
             self.serialized_loops.append(loop)
         self._record_peaks(plan.peak_events)
-        _apply(ops, block.last_op, plan.body)
-        return [_make(s) for s in plan.presets], [_make(s) for s in plan.drains]
+        step = constant_value(loop.step) or 1
+        ids = _RotatingIds(block.args[0], step)
+        _apply(ops, block.last_op, plan.body, ids=ids)
+        if ids.ops:
+            insert_before(block.first_op, ids.ops)
+        start = _RotatingIds(loop.lb, step)
+        presets = [_make(s, start) for s in plan.presets]
+        drains: list[Operation] = []
+        if any(s.modulus for s in plan.drains):
+            end_ops, end = _loop_end(loop)
+            stop = _RotatingIds(end, step)
+            drains = [_make(s, stop) for s in plan.drains]
+            drains = end_ops + stop.ops + drains
+        else:
+            drains = [_make(s) for s in plan.drains]
+        return start.ops + presets, drains
 
     def run_segment(self, ops: list[Operation]) -> None:
         if not any(self._queued(op) for op in ops):
@@ -390,17 +410,17 @@ def _separate_ids(boundaries: list[Operation], owned: dict[int, list[Operation]]
         threaded = [op for op in owned[id(region_op)] if isinstance(op, S.SetFlagOp | S.WaitFlagOp)]
         by_pair: dict[tuple[str, str], set[int]] = defaultdict(set)
         for op in flags + threaded:
-            src, dst, event = op.pair
-            by_pair[(src, dst)].add(event)
+            by_pair[(op.src.data, op.dst.data)].update(_event_ids(op))
         for pair, ids in by_pair.items():
             top = caps.get(pair, limit)
             renumber = {e: top - len(ids) + n for n, e in enumerate(sorted(ids))}
             caps[pair] = top - len(ids)
             if caps[pair] < 0:
                 raise OutOfIds(pair)
+            renamed: set[int] = set()
             for op in flags + threaded:
                 if (op.src.data, op.dst.data) == pair:
-                    op.properties["event"] = IntegerAttr(renumber[op.event.value.data], i64)
+                    _renumber(op, renumber, renamed)
         used_inside[id(region_op)] = set() if isinstance(region_op, scf.ForOp) else set(by_pair)
     return caps, used_inside
 
@@ -448,13 +468,14 @@ def _strip_replanned(block: Block) -> None:
 
 
 def _apply(ops: list[Operation], terminator: Operation | None, syncs: list[SyncOp],
-           last: Operation | None = None) -> None:
-    """Insert planned sync ops before ``ops[position]`` (or at the end)."""
+           last: Operation | None = None, ids: _RotatingIds | None = None) -> None:
+    """Insert planned sync ops before ``ops[position]`` (or at the end); rotating ids are
+    computed by ``ids`` (from the loop's induction variable)."""
     grouped: dict[int, list[SyncOp]] = defaultdict(list)
     for sync in syncs:
         grouped[sync.position].append(sync)
     for position, group in grouped.items():
-        new_ops = [_make(s) for s in sorted(group, key=lambda s: s.order)]
+        new_ops = [_make(s, ids) for s in sorted(group, key=lambda s: s.order)]
         if position < len(ops):
             insert_before(ops[position], new_ops)
         elif terminator is not None:
@@ -463,12 +484,95 @@ def _apply(ops: list[Operation], terminator: Operation | None, syncs: list[SyncO
             insert_after(last, new_ops)
 
 
-def _make(sync: SyncOp) -> Operation:
+def _make(sync: SyncOp, ids: _RotatingIds | None = None) -> Operation:
+    event = ids.value(sync) if sync.modulus else sync.event
     if sync.kind == SET:
-        return make_set(sync.src, sync.dst, sync.event)
+        return make_set(sync.src, sync.dst, event)
     if sync.kind == WAIT:
-        return make_wait(sync.src, sync.dst, sync.event)
+        return make_wait(sync.src, sync.dst, event)
     if sync.kind == PIPE_BARRIER:
         return make_pipe_barrier(sync.src)
     assert sync.kind == BARRIER_ALL
     return make_barrier_all()
+
+
+class _RotatingIds:
+    """The ``arith`` ops computing rotating ids ``base + (index + shift * step) mod M`` from
+    ``index`` (a loop's induction variable, or its start / end for presets and drains), one
+    value per pair and distinct id (ids are renumbered per pair); :attr:`ops` go before the
+    first flag that uses them."""
+
+    def __init__(self, index: SSAValue, step: int):
+        self.index = index
+        self.step = step
+        self.ops: list[Operation] = []
+        self._values: dict[tuple[str, str, int, int, int], SSAValue] = {}
+        self._slots: dict[tuple[int, int], SSAValue] = {}  # (i + offset) mod M, shared
+
+    def value(self, sync: SyncOp) -> SSAValue:
+        offset = (sync.shift * self.step) % sync.modulus  # remui of a non-negative value
+        key = (sync.src, sync.dst, offset, sync.modulus, sync.event)  # renamed per pair
+        if key not in self._values:
+            if (offset, sync.modulus) not in self._slots:
+                arith_ops, slot = S.slot_event(self.index, sync.modulus, offset, 0)
+                self.ops += arith_ops
+                self._slots[(offset, sync.modulus)] = slot
+            slot = self._slots[(offset, sync.modulus)]
+            base = arith.ConstantOp(IntegerAttr(sync.event, IndexType()))
+            total = arith.AddiOp(slot, base.result)
+            self.ops += [base, total]
+            self._values[key] = total.result
+        return self._values[key]
+
+
+def _loop_end(loop: scf.ForOp) -> tuple[list[Operation], SSAValue]:
+    """Ops computing the induction variable's value after the last iteration (``lb`` + trips
+    * ``step``; ``lb`` for a loop that does not run): ``lb + ceil(max(ub - lb, 0) / step) *
+    step``."""
+    step = constant_value(loop.step)
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    span = arith.SubiOp(loop.ub, loop.lb)
+    positive = arith.MaxSIOp(span.result, zero.result)
+    ops: list[Operation] = [zero, span, positive]
+    value = positive.result
+    if step != 1:
+        bump = arith.ConstantOp(IntegerAttr(step - 1, IndexType()))
+        size = arith.ConstantOp(IntegerAttr(step, IndexType()))
+        padded = arith.AddiOp(value, bump.result)
+        trips = arith.DivUIOp(padded.result, size.result)
+        scaled = arith.MuliOp(trips.result, size.result)
+        ops += [bump, size, padded, trips, scaled]
+        value = scaled.result
+    end = arith.AddiOp(loop.lb, value)
+    ops.append(end)
+    return ops, end.result
+
+
+def _event_ids(op: Operation) -> list[int]:
+    """Every id a flag op may use: its constant id, or ``base .. base + M - 1`` of a rotating
+    id written by :class:`_RotatingIds`."""
+    if op.event is not None:
+        return [op.event.value.data]
+    base, modulus = _rotating(op)
+    return [base.value.value.data + k for k in range(modulus)]
+
+
+def _renumber(op: Operation, mapping: dict[int, int], renamed: set[int]) -> None:
+    """Rename a flag op's id(s) (a monotone renaming keeps a rotating range contiguous); a
+    rotating id's base constant, shared by several flag ops, is renamed once (``renamed``)."""
+    if op.event is not None:
+        op.properties["event"] = IntegerAttr(mapping[op.event.value.data], i64)
+        return
+    base, _ = _rotating(op)
+    if id(base) not in renamed:
+        renamed.add(id(base))
+        base.properties["value"] = IntegerAttr(mapping[base.value.value.data], IndexType())
+
+
+def _rotating(op: Operation) -> tuple[arith.ConstantOp, int]:
+    """The base constant and the modulus of a rotating id written by :class:`_RotatingIds`."""
+    total = op.operands[0].owner
+    assert isinstance(total, arith.AddiOp)
+    base, rem = total.rhs.owner, total.lhs.owner
+    assert isinstance(base, arith.ConstantOp) and isinstance(rem, arith.RemUIOp)
+    return base, rem.rhs.owner.value.value.data
