@@ -87,8 +87,10 @@ def _walk(block: Block, pending: Pending, target: Target, apply: list | None) ->
                 if apply is not None:
                     apply.append(op)
                 pending = ()
-            # visible to the other group at a local barrier (a callee may run LDS ops)
-            if unit_kind(op, target)[1] == "lds" or isinstance(op, func.CallOp):
+            # visible to the other group at a local barrier (a callee may run LDS ops); an
+            # async global->LDS copy (AMD async queue) only after its wait_group, which the
+            # program writes before that barrier (the simulator checks it)
+            if unit_kind(op, target)[1] in ("lds", "async") or isinstance(op, func.CallOp):
                 pending = pending + tuple(a for a in accesses if not is_private(a.region))
     return pending
 
