@@ -71,6 +71,7 @@ class StageAccess:
     exact: bool = True
     unknown: bool = False
     shares: tuple = ()  # per group: what it touches (None: nothing); see :meth:`group_region`
+    queue: str | None = None  # the asynchronous unit it runs on (LDS queue, async copy queue)
 
     def group_region(self, group: int) -> Region | None:
         """What group ``group`` touches (None: nothing)."""
@@ -136,11 +137,13 @@ def _op_accesses(stage: int, top: int, top_op: Operation, target: Target) -> lis
         # a call may run LDS ops: its accesses are visible to the other group at a local barrier
         # so does an async global->LDS copy (AMD async queue), once its group's wait_group
         # (written by the program at a stage boundary) has completed it
-        asynchronous = unit_kind(op, target)[1] in ("lds", "async") or isinstance(op, func.CallOp)
+        unit, kind = unit_kind(op, target)
+        asynchronous = kind in ("lds", "async") or isinstance(op, func.CallOp)
         share = _share_rule(op, k, access.write, access.region)
         exact = op is top_op or _fixed_in(op, k, top_op)
         out.append(StageAccess(stage, (top, index), access.region, access.write, asynchronous,
-                               share, op, top, looped, exact, effects.unknown).with_shares())
+                               share, op, top, looped, exact, effects.unknown,
+                               queue=unit if asynchronous else None).with_shares())
     return out
 
 
@@ -209,7 +212,7 @@ def _pair(x: StageAccess, y: StageAccess, n: int, loop, limit: int) -> list[Stag
     combos: list[tuple[int, int] | None] = []
     if x.share != "private" and y.share != "private":
         combos += [(0, 1), (1, 0)]
-    if x.asynchronous and not y.asynchronous and x.share != "private":
+    if x.asynchronous and (not y.asynchronous or y.queue != x.queue) and x.share != "private":
         combos.append(None)  # one group's LDS op, then its own op on another unit (not registers)
     if not combos:
         return []

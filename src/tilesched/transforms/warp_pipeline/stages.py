@@ -249,7 +249,7 @@ def _check_stages(pipeline: Pipeline) -> None:
                     raise TileschedError(
                         f"tile.stage_border inside a nested region of warp-pipeline stage "
                         f"'{stage.label}': warp pipelines cannot be nested", location_of(inner))
-                if inner.name.startswith("sync."):
+                if inner.name.startswith("sync.") and inner.name not in IN_STAGE_SYNC:
                     raise TileschedError(
                         f"'{inner.name}' inside warp-pipeline stage '{stage.label}': waits and "
                         f"barriers may only sit between stages", location_of(inner))
