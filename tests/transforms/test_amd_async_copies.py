@@ -24,7 +24,7 @@ from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
 
 sys.path.insert(0, str(Path(__file__).parent))
-from warp_programs import OPS, op_lines, pipeline_lines, program  # noqa: E402
+from warp_programs import OPS, lds_programs, op_lines, pipeline_lines, program  # noqa: E402
 
 SETTINGS = settings(max_examples=int(os.environ.get("TILESCHED_AMD_ASYNC_EXAMPLES", "25")),
                     deadline=None, database=None,
@@ -52,24 +52,10 @@ def _judge(text: str, out: str, target_name: str):
     return result, verdict
 
 
-@st.composite
-def async_programs(draw) -> str:
+def async_programs():
     """Ops and loops (0..3 trips) over global, LDS (buffers and double-buffer slots) and
     registers, some global->LDS loads async; no sync."""
-    counter, body = [0], []
-    for index in range(draw(st.integers(1, 3))):
-        if draw(st.booleans()):
-            iv = f"%i{index}"
-            inner = [f"{iv}m = arith.remui {iv}, %c2 : index",
-                     f"{iv}1 = arith.addi {iv}, %c1 : index",
-                     f"{iv}n = arith.remui {iv}1, %c2 : index"]
-            for _ in range(draw(st.integers(1, 4))):
-                inner += draw(op_lines(iv, counter, ASYNC_OPS))
-            body += [f"scf.for {iv} = %c0 to %c{draw(st.integers(0, 3))} step %c1 {{"]
-            body += ["  " + line for line in inner] + ["}"]
-        else:
-            body += draw(op_lines(None, counter, ASYNC_OPS))
-    return program(body)
+    return lds_programs(ASYNC_OPS)
 
 
 @st.composite

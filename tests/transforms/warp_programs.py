@@ -116,6 +116,28 @@ def small_warp_programs(draw) -> str:
     return program(body + draw(op_lines(None, counter)))
 
 
+@st.composite
+def lds_programs(draw, ops=None) -> str:
+    """Straight-line code and loops (0..3 trips) of tile ops from ``ops`` (default OPS), no
+    borders and no sync (insert-sync's input)."""
+    counter, body = [0], []
+    for index in range(draw(st.integers(1, 3))):
+        if draw(st.booleans()):
+            iv = f"%i{index}"
+            inner = [f"{iv}m = arith.remui {iv}, %c2 : index",
+                     f"{iv}1 = arith.addi {iv}, %c1 : index",
+                     f"{iv}n = arith.remui {iv}1, %c2 : index"]
+            for _ in range(draw(st.integers(1, 5))):
+                inner += draw(op_lines(iv, counter, ops))
+            trips = draw(st.integers(0, 3))
+            body += [f"scf.for {iv} = %c0 to %c{trips} step %c1 {{"] + ["  " + x for x in inner]
+            body += ["}"]
+        else:
+            for _ in range(draw(st.integers(1, 4))):
+                body += draw(op_lines(None, counter, ops))
+    return program(body)
+
+
 def program(body: list[str]) -> str:
     header = [f'func.func @k(%x: {G4}, %y: {G4}) {{', "  %true = arith.constant true",
               "  %false = arith.constant false"]
