@@ -180,24 +180,9 @@ def amd_programs(draw) -> str:
     """Straight-line code and loops of LDS traffic: LDS -> register copies with consumers in
     the same group (registers) and LDS tiles read and written by both groups."""
     sys.path.insert(0, str(pathlib.Path(__file__).parent))
-    from warp_programs import op_lines, program
+    from warp_programs import lds_programs
 
-    counter, body = [0], []
-    for index in range(draw(st.integers(1, 3))):
-        if draw(st.booleans()):
-            iv = f"%i{index}"
-            inner = [f"{iv}m = arith.remui {iv}, %c2 : index",
-                     f"{iv}1 = arith.addi {iv}, %c1 : index",
-                     f"{iv}n = arith.remui {iv}1, %c2 : index"]
-            for _ in range(draw(st.integers(1, 5))):
-                inner += draw(op_lines(iv, counter))
-            trips = draw(st.integers(0, 3))
-            body += [f"scf.for {iv} = %c0 to %c{trips} step %c1 {{"] + ["  " + x for x in inner]
-            body += ["}"]
-        else:
-            for _ in range(draw(st.integers(1, 4))):
-                body += draw(op_lines(None, counter))
-    return program(body)
+    return draw(lds_programs())
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -26,9 +26,9 @@ REGS = ["%r0", "%r1", "%r2"]
 
 
 @st.composite
-def op_lines(draw, iv: str | None, counter: list[int]) -> list[str]:
-    """One tile op (with the slot/view lines its operands need)."""
-    text, kinds = draw(st.sampled_from(OPS))
+def op_lines(draw, iv: str | None, counter: list[int], ops=None) -> list[str]:
+    """One tile op (with the slot/view lines its operands need), from ``ops`` (default OPS)."""
+    text, kinds = draw(st.sampled_from(ops or OPS))
     values = dict(SPACE)
     lines = []
     for kind in kinds:
@@ -57,11 +57,11 @@ def op_lines(draw, iv: str | None, counter: list[int]) -> list[str]:
 
 
 @st.composite
-def stage_lines(draw, iv: str | None, counter: list[int], label: str) -> list[str]:
+def stage_lines(draw, iv: str | None, counter: list[int], label: str, ops=None) -> list[str]:
     """A few ops (sometimes inside an scf.if), closed by a border."""
     lines = []
     for _ in range(draw(st.integers(0, 3))):
-        body = draw(op_lines(iv, counter))
+        body = draw(op_lines(iv, counter, ops))
         if draw(st.integers(0, 5)) == 0:
             cond = "%true" if draw(st.booleans()) else "%false"
             lines += [f"scf.if {cond} {{"] + ["  " + b for b in body] + ["}"]
@@ -72,7 +72,8 @@ def stage_lines(draw, iv: str | None, counter: list[int], label: str) -> list[st
 
 
 @st.composite
-def pipeline_lines(draw, counter: list[int], index: int, stages: int | None = None) -> list[str]:
+def pipeline_lines(draw, counter: list[int], index: int, stages: int | None = None,
+                   ops=None) -> list[str]:
     """A loop pipeline (0..3 trips) or a flat one, of 1..4 stages."""
     stages = draw(st.integers(1, 4)) if stages is None else stages
     if draw(st.booleans()):
@@ -82,11 +83,11 @@ def pipeline_lines(draw, counter: list[int], index: int, stages: int | None = No
                 f"{iv}1 = arith.addi {iv}, %c1 : index",
                 f"{iv}n = arith.remui {iv}1, %c2 : index"]
         for s in range(stages):
-            body += draw(stage_lines(iv, counter, f"p{index}s{s}"))
+            body += draw(stage_lines(iv, counter, f"p{index}s{s}", ops))
         return [f"scf.for {iv} = %c0 to %c{trips} step %c1 {{"] + ["  " + b for b in body] + ["}"]
     lines = []
     for s in range(stages):
-        lines += draw(stage_lines(None, counter, f"p{index}s{s}"))
+        lines += draw(stage_lines(None, counter, f"p{index}s{s}", ops))
     return lines
 
 
@@ -113,6 +114,28 @@ def small_warp_programs(draw) -> str:
     body = draw(op_lines(None, counter))
     body += draw(pipeline_lines(counter, 0, draw(st.integers(2, 3))))
     return program(body + draw(op_lines(None, counter)))
+
+
+@st.composite
+def lds_programs(draw, ops=None) -> str:
+    """Straight-line code and loops (0..3 trips) of tile ops from ``ops`` (default OPS), no
+    borders and no sync (insert-sync's input)."""
+    counter, body = [0], []
+    for index in range(draw(st.integers(1, 3))):
+        if draw(st.booleans()):
+            iv = f"%i{index}"
+            inner = [f"{iv}m = arith.remui {iv}, %c2 : index",
+                     f"{iv}1 = arith.addi {iv}, %c1 : index",
+                     f"{iv}n = arith.remui {iv}1, %c2 : index"]
+            for _ in range(draw(st.integers(1, 5))):
+                inner += draw(op_lines(iv, counter, ops))
+            trips = draw(st.integers(0, 3))
+            body += [f"scf.for {iv} = %c0 to %c{trips} step %c1 {{"] + ["  " + x for x in inner]
+            body += ["}"]
+        else:
+            for _ in range(draw(st.integers(1, 4))):
+                body += draw(op_lines(None, counter, ops))
+    return program(body)
 
 
 def program(body: list[str]) -> str:

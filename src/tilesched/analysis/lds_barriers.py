@@ -18,7 +18,10 @@ compared with the body's accesses at every distance the loop has
 iteration apart), and conservatively when its region depends on values that
 change inside the loop (inner induction variables, loop-carried values).
 Barriers are placed only where a conflict exists, so there are as few as the
-walk allows. A warp-pipelined span (``analysis/warp_regions.py``) is left as it
+walk allows. An async global->LDS copy (AMD async queue) completes only at its group's
+``wait_group``: its accesses stay pending across local barriers until a ``wait_group``
+with pending 0 (others conservatively complete nothing here; the simulator judges the counts),
+and a conflicting access then gets a local barrier after the wait insert-sync put before it. A warp-pipelined span (``analysis/warp_regions.py``) is left as it
 is: nothing goes inside, and its accesses stay pending after it.
 """
 
@@ -48,7 +51,29 @@ class Carried:
     limit: int  # the largest iteration distance the loop has
 
 
-Pending = tuple[Access | Carried, ...]
+@dataclass(frozen=True, eq=False)
+class Landed:
+    """An async global->LDS copy's access completed for its group by a ``wait_group`` (pending
+    0): the next local barrier makes it visible to the other group."""
+
+    access: Access | Carried
+
+
+Pending = tuple[Access | Carried | Landed, ...]
+
+
+def _in_flight(entry, target: Target) -> bool:
+    """Is ``entry`` an async copy's access no wait has completed yet? No barrier clears it: its
+    group's ``wait_group`` must come first (insert-sync places one before each consumer)."""
+    if isinstance(entry, Landed):
+        return False
+    base = entry.access if isinstance(entry, Carried) else entry
+    return unit_kind(base.op, target)[1] == "async"
+
+
+def _after_barrier(pending: Pending, target: Target) -> Pending:
+    """What a local barrier leaves pending: the async copies still in flight."""
+    return tuple(a for a in pending if _in_flight(a, target))
 
 
 def local_barrier_points(block: Block, target: Target) -> list[Operation]:
@@ -80,15 +105,20 @@ def _walk(block: Block, pending: Pending, target: Target, apply: list | None) ->
                 exits.append(pending)
             pending = tuple(a for exit_set in exits for a in exit_set)
         elif op.name == "sync.barrier" and "local" in op.properties:
-            pending = ()
+            pending = _after_barrier(pending, target)
+        elif op.name == "sync.wait_group":
+            if op.pending is not None and op.pending.value.data == 0:  # every group: landed
+                pending = tuple(Landed(a) if _in_flight(a, target) else a for a in pending)
         else:
             accesses = tuple(effects_of(op).accesses)
             if accesses and _conflicts(accesses, pending):
                 if apply is not None:
                     apply.append(op)
-                pending = ()
-            # visible to the other group at a local barrier (a callee may run LDS ops)
-            if unit_kind(op, target)[1] == "lds" or isinstance(op, func.CallOp):
+                pending = _after_barrier(pending, target)
+            # visible to the other group at a local barrier (a callee may run LDS ops); an
+            # async global->LDS copy (AMD async queue) only after its wait_group, which the
+            # program writes before that barrier (the simulator checks it)
+            if unit_kind(op, target)[1] in ("lds", "async") or isinstance(op, func.CallOp):
                 pending = pending + tuple(a for a in accesses if not is_private(a.region))
     return pending
 
@@ -99,7 +129,7 @@ def _warp_span(span: list, pending: Pending, target: Target, apply: list | None)
     if _conflicts(accesses, pending):
         if apply is not None:
             apply.append(span[0])
-        pending = ()
+        pending = _after_barrier(pending, target)
     return pending + accesses
 
 
@@ -143,7 +173,9 @@ def _carrier(loop: scf.ForOp):
     the body's own accesses (and those carried by inner loops) become one ``Carried`` each."""
     limit, made = distance_limit(loop), {}
 
-    def carry(access: Access | Carried) -> Access | Carried:
+    def carry(access: Access | Carried | Landed) -> Access | Carried | Landed:
+        if isinstance(access, Landed):  # back in flight for the next iteration (conservative)
+            access = access.access
         base = access.access if isinstance(access, Carried) else access
         if (isinstance(access, Carried) and access.loop is loop) or not loop.is_ancestor(base.op):
             return access
@@ -158,7 +190,9 @@ def _conflicts(accesses: tuple[Access, ...], pending: Pending) -> bool:
     return any(_conflict(earlier, access) for access in accesses for earlier in pending)
 
 
-def _conflict(earlier: Access | Carried, later: Access) -> bool:
+def _conflict(earlier: Access | Carried | Landed, later: Access) -> bool:
+    if isinstance(earlier, Landed):
+        earlier = earlier.access
     if not isinstance(earlier, Carried):
         return kind_of(earlier, later) is not None
     first, loop = earlier.access, earlier.loop

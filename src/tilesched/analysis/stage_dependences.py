@@ -20,7 +20,9 @@ smallest distance in stage instances* they conflict:
   a local barrier. Two ops on that unit of one group are ordered by its in-order queue, and its
   register (private) accesses complete for its own group when the group next touches those
   registers (the per-wave ``s_waitcnt``, DESIGN.md §4): a stage may consume what its own LDS
-  reads loaded, with no barrier.
+  reads loaded, with no barrier. An async global->LDS copy (``pipe = "ASYNC0"``, AMD async queue)
+  is asynchronous too; its own group sees it after the ``sync.wait_group`` the program writes at
+  a stage boundary (Triton's ``async_wait``), the other group after the barrier that follows it.
 
 A loop pipeline is circular (``Y`` may sit in a later iteration, at any distance), a flat one
 linear. Ops with unknown effects (``tile.call``) conflict with everything.
@@ -69,6 +71,7 @@ class StageAccess:
     exact: bool = True
     unknown: bool = False
     shares: tuple = ()  # per group: what it touches (None: nothing); see :meth:`group_region`
+    queue: str | None = None  # the asynchronous unit it runs on (LDS queue, async copy queue)
 
     def group_region(self, group: int) -> Region | None:
         """What group ``group`` touches (None: nothing)."""
@@ -132,11 +135,15 @@ def _op_accesses(stage: int, top: int, top_op: Operation, target: Target) -> lis
         k = per_op.get(op, 0)
         per_op[op] = k + 1
         # a call may run LDS ops: its accesses are visible to the other group at a local barrier
-        asynchronous = unit_kind(op, target)[1] == "lds" or isinstance(op, func.CallOp)
+        # so does an async global->LDS copy (AMD async queue), once its group's wait_group
+        # (written by the program at a stage boundary) has completed it
+        unit, kind = unit_kind(op, target)
+        asynchronous = kind in ("lds", "async") or isinstance(op, func.CallOp)
         share = _share_rule(op, k, access.write, access.region)
         exact = op is top_op or _fixed_in(op, k, top_op)
         out.append(StageAccess(stage, (top, index), access.region, access.write, asynchronous,
-                               share, op, top, looped, exact, effects.unknown).with_shares())
+                               share, op, top, looped, exact, effects.unknown,
+                               queue=unit if asynchronous else None).with_shares())
     return out
 
 
@@ -205,7 +212,7 @@ def _pair(x: StageAccess, y: StageAccess, n: int, loop, limit: int) -> list[Stag
     combos: list[tuple[int, int] | None] = []
     if x.share != "private" and y.share != "private":
         combos += [(0, 1), (1, 0)]
-    if x.asynchronous and not y.asynchronous and x.share != "private":
+    if x.asynchronous and (not y.asynchronous or y.queue != x.queue) and x.share != "private":
         combos.append(None)  # one group's LDS op, then its own op on another unit (not registers)
     if not combos:
         return []

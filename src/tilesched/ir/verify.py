@@ -320,7 +320,8 @@ def _sync_errors(op: S.SyncOp, target: Target) -> list[str]:
     """Why ``op`` does not fit the target's synchronization (it depends only on the op's class
     and properties, so callers may reuse the answer)."""
     for family, ops in _FAMILY_OPS.items():
-        if isinstance(op, ops) and family != target.sync:
+        if isinstance(op, ops) and family != target.sync \
+                and not (family == "groups" and target.sync == "barriers" and _async_queues(target)):
             return [f"'{op.name}' is {family}-family synchronization, but target '{target.name}' "
                     f"synchronizes with {target.sync}"]
     errors = []
@@ -333,11 +334,18 @@ def _sync_errors(op: S.SyncOp, target: Target) -> list[str]:
         errors.append(f"'sync.pipe_barrier' pipe \"{op.pipe.data}\" is not a queued unit of target "
                       f"'{target.name}'; units: {', '.join(target.queued_units)}")
     elif isinstance(op, S.CommitGroupOp | S.WaitGroupOp):
-        queues = sorted({r.async_queue for r in target.routes if r.async_queue is not None})
+        queues = _async_queues(target)
         if op.queue.value.data not in queues:
             errors.append(f"'{op.name}' queue {op.queue.value.data} does not exist on target "
                           f"'{target.name}'; async queues: {queues}")
     return errors
+
+
+def _async_queues(target: Target) -> list[int]:
+    """The target's async (commit/wait group) queues: on group targets every cp.async copy, on
+    barrier targets (AMD) the copies marked for the async unit (``pipe``), whose groups'
+    ``commit_group`` / ``wait_group`` are then accepted as well."""
+    return sorted({r.async_queue for r in target.routes if r.async_queue is not None})
 
 
 def _event_operand_errors(op: S.SetFlagOp | S.WaitFlagOp, target: Target,

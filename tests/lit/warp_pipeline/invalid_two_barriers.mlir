@@ -4,7 +4,7 @@
 // RUN: not %tilesched opt %s -p warp-pipeline --target amd-gfx1250 2>&1 | %filecheck %s
 // RUN: not %tilesched opt %S/Inputs/setprio_in_pipeline.mlir -p warp-pipeline --target amd-gfx950 2>&1 | %filecheck %s --check-prefix=PRIO
 // CHECK-NOT: Traceback
-// PRIO: setprio_in_pipeline.mlir:8:3: error: 'sync.setprio' cannot be part of a warp pipeline (only sync.barrier and sync.sched_barrier may sit between stages; warp-pipeline writes the phase shift and priorities itself)
+// PRIO: setprio_in_pipeline.mlir:8:3: error: 'sync.setprio' cannot be part of a warp pipeline (only sync.barrier, sync.sched_barrier and sync.wait_group may sit between stages, sync.commit_group inside one; warp-pipeline writes the phase shift and priorities itself)
 func.func @k() {
   %x = memref.alloc() : memref<64x64xf16, "local">
   tile.exp %x, %x : memref<64x64xf16, "local">, memref<64x64xf16, "local">

@@ -10,7 +10,9 @@
 - barriers (AMD): ``sync.barrier {local}`` before accesses that conflict
   with LDS accesses since the last local barrier, at the points
   ``analysis/lds_barriers.py`` finds (Triton's Membar analysis, as few as
-  correct; a group's own LDS results in registers need none).
+  correct; a group's own LDS results in registers need none). Async global->LDS copies
+  (``pipe = "ASYNC0"``) first get their commit / wait groups as on group targets; the local
+  barrier their readers in the other group need then follows the wait.
 
 Existing flags and pipe barriers are re-planned (removed and inserted anew);
 other existing sync ops stay.
@@ -24,6 +26,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from tilesched.analysis.fusion_annotations import refresh_fusion_groups
 from tilesched.analysis.lds_barriers import local_barrier_points
+from tilesched.analysis.units import unit_kind
 from tilesched.ir.blocks import functions, insert_before
 from tilesched.ir.sync import make_local_barrier
 from tilesched.transforms.pass_base import TileContext, TilePass, option, paused_gc
@@ -69,6 +72,12 @@ class InsertSyncPass(TilePass):
 
                 sync_groups(block, env.target)
             else:
+                if any(unit_kind(op, env.target)[1] == "async" for op in block.walk()):
+                    # async global->LDS copies (AMD async queue): their groups and waits first,
+                    # as on group targets; the local barrier then goes after each wait
+                    from tilesched.transforms.insert_sync.groups import sync_groups
+
+                    sync_groups(block, env.target)
                 for op in local_barrier_points(block, env.target):
                     insert_before(op, [make_local_barrier()])
         # spans other families' sync had to break lose their marks

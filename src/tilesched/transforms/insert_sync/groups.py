@@ -106,8 +106,8 @@ def _sync_straight(ops: list[Operation], target: Target, carried, terminator,
     back = defaultdict(list)
     for src, dst, distance in carried:
         queue = queue_of[src]
-        if queue is None or src < dst:
-            continue
+        if queue is None or (src < dst and src in producers[dst]):
+            continue  # the wait for this iteration's group (younger) implies the older one
         if ops[src].regions:  # groups committed inside a nested region: wait for all of them
             back[dst].append((src, 0))
             continue

@@ -97,7 +97,16 @@ def _cluster_barrier(pipeline: Pipeline, slot: int, anchor: Operation, local: bo
     for op in pipeline.boundary.get(slot, ()):
         if op is not existing and op.name != "sync.sched_barrier":
             insert_before(op, [make_sched_barrier()])
-            insert_after(op, [make_sched_barrier()])
+            if op.name != "sync.wait_group" or existing is not None:
+                insert_after(op, [make_sched_barrier()])
+    waits = [op for op in pipeline.boundary.get(slot, ()) if op.name == "sync.wait_group"]
+    if existing is None and waits:
+        # the barrier goes after the wait (Triton's Membar puts one after each async_wait): the
+        # copies the wait completes reach the other group there
+        insert_after(waits[-1], [make_barrier(local), make_sched_barrier()])
+        if prio:
+            insert_before(waits[0], prio)
+        return
     if existing is None:
         insert_before(anchor, prio + [make_sched_barrier(), make_barrier(local), make_sched_barrier()])
         return

@@ -10,7 +10,9 @@ A border closes a stage: the ops before it, back to the previous border, form th
 
 Sync ops may sit only *between* stages, i.e. before a stage's first op that does work or after
 its last: a ``sync.barrier`` there is that boundary's cluster barrier (one at most; a barrier at
-the top of a loop body is the wrap-around one); a ``sync.sched_barrier`` is kept there. (The
+the top of a loop body is the wrap-around one); a ``sync.sched_barrier`` is kept there; a
+``sync.wait_group`` (AMD async copies, Triton's ``async_wait``) is kept there before the cluster
+barrier. A ``sync.commit_group`` stays inside its stage. (The
 other sync ops an AMD target allows, ``cond_barrier`` and ``setprio``, are the pass's own.) Borders nested in a stage's regions (nested pipelines),
 other sync ops in a pipeline, sync ops inside a stage and targets without two issuer groups are
 bad input: :class:`~tilesched.diagnostics.TileschedError` at the op.
@@ -29,7 +31,8 @@ from tilesched.ir.text import location_of
 from tilesched.ir.tile import SlotOp, StageBorderOp, ViewOp
 from tilesched.target.model import Target
 
-BOUNDARY_SYNC = ("sync.barrier", "sync.sched_barrier")
+BOUNDARY_SYNC = ("sync.barrier", "sync.sched_barrier", "sync.wait_group")
+IN_STAGE_SYNC = ("sync.commit_group",)  # closes a stage's async copies into a group: stays put
 
 
 @dataclass
@@ -162,7 +165,7 @@ def _flat_pipeline(block: Block, run: list[Operation]) -> Pipeline:
     segments, borders = _segments(run)
     segments.pop()  # after the last border: not in the pipeline
     first = segments[0]
-    cut = max((i + 1 for i, op in enumerate(first) if op.name.startswith("sync.")), default=0)
+    cut = max((i + 1 for i, op in enumerate(first) if _boundary_sync(op)), default=0)
     segments[0] = first[cut:]
     pipeline = Pipeline(block, [])
     for k, (segment, border) in enumerate(zip(segments, borders, strict=True)):
@@ -190,15 +193,15 @@ def _segments(ops: list[Operation]) -> tuple[list[list[Operation]], list[StageBo
 
 def _split_sync(segment: list[Operation]) -> tuple[list, list, list]:
     """Sync ops before the first op that does work, the stage's ops, sync ops after its last."""
-    working = [i for i, op in enumerate(segment) if _does_work(op)]
+    working = [i for i, op in enumerate(segment) if _does_work(op) or op.name in IN_STAGE_SYNC]
     if not working:
-        return [op for op in segment if op.name.startswith("sync.")], \
-            [op for op in segment if not op.name.startswith("sync.")], []
+        return [op for op in segment if _boundary_sync(op)], \
+            [op for op in segment if not _boundary_sync(op)], []
     first, last = working[0], working[-1]
-    head = [op for op in segment[:first] if op.name.startswith("sync.")]
-    tail = [op for op in segment[last + 1:] if op.name.startswith("sync.")]
+    head = [op for op in segment[:first] if _boundary_sync(op)]
+    tail = [op for op in segment[last + 1:] if _boundary_sync(op)]
     body = [op for i, op in enumerate(segment)
-            if not op.name.startswith("sync.") or first <= i <= last]
+            if not _boundary_sync(op) or first <= i <= last]
     return head, body, tail
 
 
@@ -213,10 +216,16 @@ def _add_boundary(pipeline: Pipeline, slot: int, ops: list[Operation]) -> None:
     for op in ops:
         if op.name not in BOUNDARY_SYNC:
             raise TileschedError(f"'{op.name}' cannot be part of a warp pipeline (only "
-                                 f"sync.barrier and sync.sched_barrier may sit between stages; "
+                                 f"sync.barrier, sync.sched_barrier and sync.wait_group may sit "
+                                 f"between stages, sync.commit_group inside one; "
                                  f"warp-pipeline writes the phase shift and priorities itself)",
                                  location_of(op))
         here = pipeline.boundary.setdefault(slot, [])
+        if op.name == "sync.wait_group" and any(o.name == "sync.barrier" for o in here):
+            raise TileschedError(
+                "'sync.wait_group' after the sync.barrier of its warp-pipeline stage boundary: "
+                "the copies it waits for reach the other group only at a barrier after it (put "
+                "the wait first)", location_of(op))
         if op.name == "sync.barrier" and any(o.name == "sync.barrier" for o in here):
             raise TileschedError(
                 "a second sync.barrier at one warp-pipeline stage boundary: a pipeline needs "
@@ -229,7 +238,7 @@ def _check_stages(pipeline: Pipeline) -> None:
     """No sync op inside a stage and no border in a stage's nested regions."""
     for stage in pipeline.stages:
         for op in stage.ops:
-            if op.name.startswith("sync."):
+            if op.name.startswith("sync.") and op.name not in IN_STAGE_SYNC:
                 raise TileschedError(
                     f"'{op.name}' inside warp-pipeline stage '{stage.label}': waits and barriers "
                     f"may only sit between stages", location_of(op))
@@ -240,7 +249,7 @@ def _check_stages(pipeline: Pipeline) -> None:
                     raise TileschedError(
                         f"tile.stage_border inside a nested region of warp-pipeline stage "
                         f"'{stage.label}': warp pipelines cannot be nested", location_of(inner))
-                if inner.name.startswith("sync."):
+                if inner.name.startswith("sync.") and inner.name not in IN_STAGE_SYNC:
                     raise TileschedError(
                         f"'{inner.name}' inside warp-pipeline stage '{stage.label}': waits and "
                         f"barriers may only sit between stages", location_of(inner))
@@ -260,4 +269,10 @@ def _does_work(op: Operation) -> bool:
 
 
 def _sync_only(ops: list[Operation]) -> list[Operation]:
-    return [op for op in ops if op.name.startswith("sync.")]
+    return [op for op in ops if _boundary_sync(op)]
+
+
+def _boundary_sync(op: Operation) -> bool:
+    """A sync op that belongs between stages (all but a ``commit_group``, which stays in its
+    stage after the async copies it closes)."""
+    return op.name.startswith("sync.") and op.name not in IN_STAGE_SYNC
