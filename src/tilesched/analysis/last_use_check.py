@@ -15,23 +15,26 @@ from __future__ import annotations
 from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ModuleOp
 from xdsl.ir import Operation
 
+from tilesched.analysis.fusion_annotations import global_spaces
 from tilesched.analysis.fusion_liveness import function_liveness
 from tilesched.diagnostics import TileschedError
 from tilesched.ir.blocks import functions
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import LAST_USE
+from tilesched.target.model import Target
 
 
-def last_use_errors(module: ModuleOp) -> list[TileschedError]:
+def last_use_errors(module: ModuleOp, target: Target | None = None) -> list[TileschedError]:
     """``tile.last_use`` flags that the liveness analysis does not prove, in program order
-    (flags of the wrong form are :func:`fusion_annotations.annotation_errors`' to report)."""
+    (flags of the wrong form are :func:`fusion_annotations.annotation_errors`' to report). With
+    the ``target``, on-chip arguments of a kernel entry count as its own (as fuse-tiles marks them)."""
     errors: list[TileschedError] = []
     for function in functions(module):
         flagged = [op for op in function.walk() if isinstance(op.attributes.get(LAST_USE),
                                                                DenseArrayBase)]
         if not any(any(op.attributes[LAST_USE].get_values()) for op in flagged):
             continue  # all false: nothing to prove
-        facts = function_liveness(function)
+        facts = function_liveness(function, global_spaces=global_spaces(target))
         for op in flagged:
             if message := _flag_error(op, facts):
                 errors.append(TileschedError(message, location_of(op)))

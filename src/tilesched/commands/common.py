@@ -51,7 +51,7 @@ def verified(module: ModuleOp, target: Target) -> ModuleOp:
     from tilesched.analysis.last_use_check import last_use_errors
 
     verify_module(module, target)
-    errors = annotation_errors(module) or last_use_errors(module)
+    errors = annotation_errors(module) or last_use_errors(module, target)
     if errors:
         raise TileschedErrors(errors)
     return module

@@ -108,7 +108,7 @@ def _prepared(kernel: KernelSpec) -> tuple[Target, Memory]:
     target = parse_target(kernel.target_text, kernel.target_name)
     module = parse_text(kernel.text, kernel.name)
     verify_module(module, target)
-    if errors := annotation_errors(module) or last_use_errors(module):  # as every command
+    if errors := annotation_errors(module) or last_use_errors(module, target):  # as every command
         raise TileschedErrors(errors)
     try:
         reference = lower_module(module, target, dict(kernel.args))
