@@ -99,16 +99,20 @@ class Memory:
     def _key(self, buffer: int, group: int) -> tuple[int, int]:
         return (buffer, group if buffer in self.private else 0)
 
-    def declare_dead(self, access: Access, group: int) -> None:
-        """Poison the operand's region (its contents become undefined) and remember it."""
+    def declare_dead(self, access: Access, group: int, keep: Access | None = None) -> None:
+        """Poison the operand's region (its contents become undefined) and remember it; the
+        elements of ``keep`` (the op's own destination, already written) stay."""
         root = self.root(access.buffer, group)
+        mask = np.zeros(root.shape, dtype=bool)
+        mask[_slices(access.region)] = True
+        if keep is not None and keep.buffer == access.buffer:
+            mask[_slices(keep.region)] = False
         kind = root.dtype.kind
-        root[_slices(access.region)] = np.nan if kind == "f" else \
-            np.iinfo(root.dtype).min if kind in "iu" else False
+        root[mask] = np.nan if kind == "f" else np.iinfo(root.dtype).min if kind in "iu" else False
         key = self._key(access.buffer, group)
         if key not in self.undefined:
             self.undefined[key] = np.zeros(root.shape, dtype=bool)
-        self.undefined[key][_slices(access.region)] = True
+        self.undefined[key] |= mask
 
     def defined(self, buffer: Buffer) -> np.ndarray | None:
         """Which elements of an argument buffer hold a value at the end (None: all): an on-chip
@@ -185,19 +189,20 @@ def _compute(op: TraceOp, memory: Memory, group: int) -> np.ndarray | None:
     return evaluate(op.name, inputs, scalars, op.props, dst.shape, out_dtype)
 
 
-def poison_dead(op: TraceOp, memory: Memory, group: int) -> None:
+def poison_dead(op: TraceOp, memory: Memory, group: int, written: bool = False) -> None:
     """What ``op``'s ``tile.last_use`` flags declare dead after it becomes undefined: NaN for
     floats, the most negative value for integers (DESIGN.md §2, Fusion contract: a read slot
     flagged last use is not read again before it is overwritten). A wrong flag then shows up as
     a difference in ``equiv`` instead of passing silently. Called after ``op`` read its
-    operands, before it writes (its own write may overwrite what it declared dead)."""
+    operands, before it writes (its own write may overwrite what it declared dead), or, with
+    ``written``, after its write (which then stays)."""
     flags = op.props.get("last_use")
     if not flags or not any(flags):
         return
     mems = [o for o in op.operands if isinstance(o, Access)]
     for access, dead in zip(mems[:-1], flags, strict=False):
         if dead:
-            memory.declare_dead(access, group)
+            memory.declare_dead(access, group, mems[-1] if written else None)
 
 
 def _destination(op: TraceOp) -> Access:
@@ -235,14 +240,17 @@ def run_concurrent(trace: Trace, seed: int = 0, check_races: bool = True,
         events.append((start, 1, order, op_index, end == start))
         if end > start:
             events.append((end, 0, order, op_index, False))
+    events += _poison_events(trace, result.timeline.ops, ops)
     events.sort(key=lambda e: (e[0], e[1], e[2]))
     pending: dict[int, np.ndarray | None] = {}
     for _, phase, order, op_index, instant in events:
         op = ops[op_index]
         group = issuer_index[op.issuer]
+        if phase == -1:
+            poison_dead(op, memory, group, written=instant)
+            continue
         if phase == 1:
             value = _compute(op, memory, group)
-            poison_dead(op, memory, group)
             if instant:
                 if value is not None:
                     memory.write(_destination(op), value, group, groups)
@@ -253,6 +261,39 @@ def run_concurrent(trace: Trace, seed: int = 0, check_races: bool = True,
             if value is not None:
                 memory.write(_destination(op), value, group, groups)
     return result, memory
+
+
+def _poison_events(trace: Trace, timeline: list, ops: list) -> list[tuple]:
+    """When what each op's ``tile.last_use`` flags declare dead becomes undefined in a concurrent
+    run: once the op has finished AND every access to those buffers issued before it (in its
+    issuer's program order) has finished. A read flagged last use on one unit does not end
+    another unit's earlier read of the same tile (a store on MTE3 still in its queue); a read
+    issued after it, which a wrong flag forgets, sees the poison (phase -1: before the writes
+    and starts of that cycle)."""
+    flagged = {id(op) for op in ops if any(op.props.get("last_use") or ())}
+    if not flagged:
+        return []
+    index = {id(op): k for k, op in enumerate(ops)}
+    ends: dict[int, int] = {}
+    for _, _start, end, op_index in timeline:
+        ends[op_index] = end
+    events = []
+    for program in trace.programs.values():
+        last_end: dict[int, int] = {}  # buffer -> latest end of its accesses so far
+        for op in program:
+            k = index.get(id(op))
+            if k is None or k not in ends:
+                continue
+            buffers = {a.buffer for a in op.operands if isinstance(a, Access)}
+            if id(op) in flagged:
+                mems = [a for a in op.operands if isinstance(a, Access)]
+                dead = {a.buffer for a, flag in zip(mems[:-1], op.props["last_use"],
+                                                    strict=False) if flag}
+                when = max([ends[k]] + [last_end.get(b, 0) for b in dead])
+                events.append((when, -1, -1, k, when > ends[k]))  # after its own write?
+            for b in buffers:
+                last_end[b] = max(last_end.get(b, 0), ends[k])
+    return events
 
 
 @dataclass
