@@ -6,8 +6,9 @@
 // RUN: %tilesched equiv %s %t --target ascend-a2
 // RUN: %tilesched sim %t --target ascend-a2 | %filecheck %s --check-prefix=SIM
 // CHECK:      scf.for %i
-// CHECK:        tile.load %{{.*}}, %u1 :
-// CHECK-NEXT:   tile.exp %u1, %u1
+// CHECK:        tile.load %s0, %u0 :
+// CHECK-NEXT:   tile.load %s1, %u1 :
+// CHECK-NEXT:   tile.exp %u0, %u0
 // CHECK:      }
 // CHECK-NEXT: func.return
 // SIM: verdict ok
