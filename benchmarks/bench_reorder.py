@@ -179,10 +179,19 @@ def kernel_rows() -> list[str]:
 
 
 def _max_event(printed: str) -> int:
-    """Most event ids one pair uses in a synchronized program (highest id + 1)."""
-    events = [int(line.rsplit(",", 1)[1]) for line in printed.splitlines()
-              if line.strip().startswith("sync.set_flag")]
-    return max(events, default=-1) + 1
+    """Most event ids one pair uses in a synchronized program (highest id + 1); an id given as
+    an index operand (a rotating, slot-indexed id) counts with every value it can take."""
+    from tilesched.analysis.affine import index_values
+    from tilesched.ir import parse_text
+    from tilesched.ir.sync import SetFlagOp, event_id
+
+    highest = -1
+    for op in parse_text(printed, "synced.mlir").walk():
+        if isinstance(op, SetFlagOp):
+            event = event_id(op)
+            values = [event] if isinstance(event, int) else (index_values(event) or [])
+            highest = max([highest, *values])
+    return highest + 1
 
 
 # ---------------------------------------------------------------------------- 3. runtime
