@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tilesched.analysis.affine import index_values
 from tilesched.ir.text import location_of
 from tilesched.sim.critical_path import advance_path
 from tilesched.sim.loop_analysis import Unanalyzable, analyze_loop
@@ -264,9 +265,15 @@ class SteadyState:
                 if op.name != "sync.set_flag":
                     continue
                 props = {name: _plain(attr) for name, attr in op.properties.items()}
+                pair = f"{props.get('src')}->{props.get('dst')}"
                 event = props.get("event")
-                self._settable.add((f"{props.get('src')}->{props.get('dst')}",
-                                    event if isinstance(event, int) else None))
+                if isinstance(event, int):
+                    self._settable.add((pair, event))
+                    continue
+                # a slot-indexed id (an index operand): every value it can take, if bounded
+                values = index_values(op.operands[0]) if op.operands else None
+                for value in values if values is not None else (None,):
+                    self._settable.add((pair, value))
         return ((flag.pair, flag.event) in self._settable
                 or (flag.pair, None) in self._settable)
 
