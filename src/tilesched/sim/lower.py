@@ -141,6 +141,7 @@ class LoopFrame:
     current: int = -1  # the iteration the ops being lowered belong to (-1: before the first)
     ordinal: int = 0  # chunks ended so far in that iteration
     start_position: int = 0  # program position where the loop started
+    jumped: bool = False  # moved by the steady-state simulation at the last ITER mark
 
 
 @dataclass(slots=True)
@@ -226,6 +227,7 @@ class Lowering:
         frame.n = iteration
         frame.carried = list(carried)
         frame.current, frame.ordinal = iteration - 1, 0
+        frame.jumped = True  # even to the iteration it was about to lower: its mark is re-made
         self.base = position
 
     def _new_buffer(self, name: str, type_: MemRefType, argument: bool, origin) -> View:
@@ -442,7 +444,8 @@ class Lowering:
             for arg, value in zip(carried_args, frame.carried, strict=True):
                 env[arg] = value
             yield self._mark(ITER, frame)
-            if frame.n != n:  # moved forward by the steady-state simulation
+            if frame.jumped:  # moved by the steady-state simulation (Lowering.jump)
+                frame.jumped = False
                 continue
             if replay is not None and self.batch:
                 repeat = replay.repeat(n, self.batch)
