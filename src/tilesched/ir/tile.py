@@ -410,9 +410,9 @@ class ViewOp(IRDLOperation):
         sizes = self.size_list
         if len(sizes) != len(src) or len(self.indices) not in (len(src), 2 * len(src)):
             raise VerifyException(
-                f"'tile.view' needs one offset and one size per dimension of the {len(src)}-d source "
-                f"(and optionally one valid extent per dimension), got {len(self.indices)} index "
-                f"operands and {len(sizes)} sizes"
+                f"'tile.view' needs one offset and one size per dimension of the {len(src)}-d source, "
+                f"got {len(self.indices)} offsets and {len(sizes)} sizes (a valid region adds one "
+                "extent per dimension after the offsets)"
             )
         if any(s <= 0 or s > d for s, d in zip(sizes, src, strict=True)):
             raise VerifyException(f"'tile.view' sizes {list(sizes)} do not fit in source shape {list(src)}")
