@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from tilesched.ir.annotations import constant_index
