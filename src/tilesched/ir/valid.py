@@ -79,7 +79,8 @@ def describe_extent(value: SSAValue) -> str:
         if isinstance(value.owner, Operation) else "a block argument"
 
 
-def _describe(value: SSAValue) -> str:
+def describe_region(value: SSAValue) -> str:
+    """A value's valid region as the program wrote it (``[%row, 32]``)."""
     owner = value.owner
     if isinstance(owner, ViewOp) and owner.valid:
         return "[" + ", ".join(describe_extent(v) for v in owner.valid) + "]"
@@ -108,7 +109,7 @@ def valid_region_error(op: TileOp) -> str | None:
     if isinstance(op, ReshapeOp):
         partial = [v for v in memrefs if is_partial(v)]
         if partial:
-            return (f"'{op.name}' operand with valid region {_describe(partial[0])} may not be "
+            return (f"'{op.name}' operand with valid region {describe_region(partial[0])} may not be "
                     "wholly valid; a reshape keeps bytes, not a valid region")
         return None
     if not isinstance(op, MatmulOp | _RowReduceOp | _RowExpandOp) \
@@ -118,11 +119,11 @@ def valid_region_error(op: TileOp) -> str | None:
     for a, da, b, db in _pairs(op):
         if regions[a][da] != regions[b][db]:
             where = f"dimension {da}" if da == db else f"dimensions {da} and {db}"
-            return (f"'{op.name}' operands {a} and {b} have valid regions {_describe(memrefs[a])} "
-                    f"and {_describe(memrefs[b])}: their extents in {where} cannot be proven "
+            return (f"'{op.name}' operands {a} and {b} have valid regions {describe_region(memrefs[a])} "
+                    f"and {describe_region(memrefs[b])}: their extents in {where} cannot be proven "
                     "equal (use one value or the same expression; PTO-ISA requires them equal)")
     if isinstance(op, _RowReduceOp | _RowExpandOp):
         if regions[1][1] != 1:  # the Mx1 operand: its one column is valid
-            return (f"'{op.name}' one-column operand has valid region {_describe(memrefs[1])}: "
+            return (f"'{op.name}' one-column operand has valid region {describe_region(memrefs[1])}: "
                     "its column extent must be 1")
     return None

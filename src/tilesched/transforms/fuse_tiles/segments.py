@@ -34,7 +34,7 @@ from tilesched.analysis.units import PerSignature, op_cycles, op_route
 from tilesched.ir.blocks import body_ops
 from tilesched.ir.tile import CallOp, TileOp
 from tilesched.ir.types import element_bytes, element_type_name, memref_shape
-from tilesched.ir.valid import is_partial
+from tilesched.ir.valid import describe_region, is_partial
 from tilesched.schedule.fusion.graph import FusionGraph, FusionNode, Stream
 from tilesched.target.model import OperandShape, Target
 
@@ -137,10 +137,12 @@ class _Builder:
                 producer = self.flow.producer.get((op, slot))
                 other = domains.get(producer)
                 if other is not None and other[:2] == domain[:2] and other[2] != domain[2]:
+                    written = self.flow.memrefs[producer][-1]
+                    read = self.flow.memrefs[op][slot]
                     remarks.append((f"fuse-tiles: not fused with the '{producer.name}' that "
                                     f"produces operand {slot}: valid regions "
-                                    f"{_extents(other[2])} and {_extents(domain[2])} cannot be "
-                                    "proven equal (a fusion boundary)", op))
+                                    f"{describe_region(written)} and {describe_region(read)} "
+                                    "cannot be proven equal (a fusion boundary)", op))
         return remarks
 
     def tile_key(self, value) -> int:
@@ -197,12 +199,6 @@ class _Builder:
             spill=model.spill_cycles(self.semantics[op].elements, bandwidth),
             live_tiles=model.live_tiles, name=op.name, unit=rule.unit,
             inline=unit.kind == "inline")
-
-
-def _extents(keys: tuple) -> str:
-    """A valid region's keys as the program wrote them (``[%vrow, 32]``)."""
-    return "[" + ", ".join(str(k) if isinstance(k, int) else f"%{k.name_hint}"
-                           if getattr(k, "name_hint", None) else "(expression)" for k in keys) + "]"
 
 
 class _Dataflow:
