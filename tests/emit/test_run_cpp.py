@@ -106,6 +106,15 @@ def test_valid_regions_compute_what_numpy_does(capsys, vrow, vcol):
     assert all(o["equal"] for o in report["outputs"])
 
 
+def test_a_valid_region_per_iteration_computes_what_numpy_does(capsys):
+    """valid_region_loop.mlir: the valid rows are the loop's induction variable."""
+    require()
+    code = main(["run-cpp", str(LIT / "valid_region_loop.mlir"), "-p", "fuse-tiles,insert-sync",
+                 "--arg", "vr=7", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and all(o["equal"] for o in report["outputs"])
+
+
 def test_two_live_tiles_at_one_address_compute_wrong_numbers(monkeypatch, capsys):
     """The address plan matters: a plan putting every buffer at offset 0 runs, and differs."""
     require()
