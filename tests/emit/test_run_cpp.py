@@ -95,6 +95,26 @@ def test_scalar_forms_fills_and_subs_compute_what_numpy_does(capsys):
     assert all(o["equal"] for o in report["outputs"])
 
 
+@pytest.mark.parametrize("vrow, vcol", [(5, 7), (40, 32), (0, 3)])
+def test_valid_regions_compute_what_numpy_does(capsys, vrow, vcol):
+    """valid_region.mlir: tiles with run-time valid rows/cols (clamped, whole, empty)."""
+    require()
+    code = main(["run-cpp", str(LIT / "valid_region.mlir"), "-p", "fuse-tiles,insert-sync",
+                 "--arg", f"vrow={vrow}", "--arg", f"vcol={vcol}", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and [o["name"] for o in report["outputs"]] == ["x", "y", "s"]
+    assert all(o["equal"] for o in report["outputs"])
+
+
+def test_a_valid_region_per_iteration_computes_what_numpy_does(capsys):
+    """valid_region_loop.mlir: the valid rows are the loop's induction variable."""
+    require()
+    code = main(["run-cpp", str(LIT / "valid_region_loop.mlir"), "-p", "fuse-tiles,insert-sync",
+                 "--arg", "vr=7", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and all(o["equal"] for o in report["outputs"])
+
+
 def test_two_live_tiles_at_one_address_compute_wrong_numbers(monkeypatch, capsys):
     """The address plan matters: a plan putting every buffer at offset 0 runs, and differs."""
     require()

@@ -401,3 +401,19 @@ def test_structural_verification_runs_without_a_target():
     verify_module(k.module())  # spaces are only checked against a target
     err = _error(lambda: verify_module(k.module(), load_target("ascend-a2")))
     assert 'unknown memory space "nowhere"' in err.message
+
+
+def test_a_view_with_a_valid_region_prints_and_verifies():
+    """``buf.view(..., valid=...)``: run-time and constant extents, checked by the verifier."""
+    k = Kernel("v", target="ascend-a2")
+    a, b = k.arg("a", (32, 32), "f32", "UB"), k.arg("b", (32, 32), "f32", "UB")
+    rows = k.index_arg("vr")
+    k.exp(a.view((0, 0), (32, 32), valid=(rows, 16), name="va"),
+          b.view((0, 0), (32, 32), valid=(rows, 16), name="vb"))
+    text = k.text()
+    assert "tile.view %a[%c0, %c0] valid [%vr, %c16]" in text
+    verify_module(parse_text(text, "v.mlir"), load_target("ascend-a2"))
+    bad = Kernel("w", target="ascend-a2")
+    x = bad.arg("x", (32, 32), "f32", "UB")
+    with pytest.raises(TileschedError, match="valid extent 40 in dim 0 is outside 0..32"):
+        x.view((0, 0), (32, 32), valid=(40, 16))

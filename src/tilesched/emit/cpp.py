@@ -50,6 +50,7 @@ from tilesched.emit.names import Names
 from tilesched.emit.plan import DoesNotFit, Request, plan
 from tilesched.ir import sync as S
 from tilesched.ir import tile as T
+from tilesched.ir.annotations import constant_index
 from tilesched.ir.blocks import functions
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import FUSION_GROUP
@@ -243,6 +244,7 @@ class _Gm:
     shape: tuple[int, ...]
     strides: tuple[int, ...]
     element: str
+    valid: tuple[str, ...] | None = None  # a valid region: C++ extents of the trailing dims
 
 
 @dataclass
@@ -257,6 +259,7 @@ class _Chip:
     element: str
     tile: str | None = None  # the C++ Tile variable once declared
     window: tuple[str, str, str] | None = None  # a window of an L1 tile: (tile, row, col)
+    valid: tuple[str, str] | None = None  # a valid region: C++ (rows, cols) extents
 
 
 class _Function:
@@ -453,18 +456,26 @@ class _Function:
 
     def declare_tile(self, chip: _Chip, name: str, op: Operation) -> list[str]:
         chip.tile = name
-        return [f"{self.tile_type(chip, op)} {name};", f"TASSIGN({name}, {chip.offset});"]
+        dynamic = [v for v in chip.valid or () if not v.isdigit()]  # run-time valid extents
+        args = f"({', '.join(dynamic)})" if dynamic else ""
+        return [f"{self.tile_type(chip, op)} {name}{args};", f"TASSIGN({name}, {chip.offset});"]
 
     def tile_type(self, chip: _Chip, op: Operation) -> str:
         rows, cols = chip.shape
         t = chip.element
         if chip.space == "UB":
+            # the valid shape: static, or pto::DYNAMIC with the extent given to the constructor
+            vrow, vcol = (v if v.isdigit() else "pto::DYNAMIC" for v in chip.valid or
+                          (str(rows), str(cols)))
             if cols == 1 and chip.pitch == 1:  # a column: DN, as row reductions / broadcasts take it
                 return (f"pto::Tile<pto::TileType::Vec, {t}, {rows}, 1, pto::BLayout::ColMajor, "
-                        f"{rows}, 1, pto::SLayout::NoneBox, 512, pto::PadValue::Null>")
+                        f"{vrow}, {vcol}, pto::SLayout::NoneBox, 512, pto::PadValue::Null>")
             return (f"pto::Tile<pto::TileType::Vec, {t}, {rows}, {chip.pitch}, "
-                    f"pto::BLayout::RowMajor, {rows}, {cols}, pto::SLayout::NoneBox, 512, "
+                    f"pto::BLayout::RowMajor, {vrow}, {vcol}, pto::SLayout::NoneBox, 512, "
                     "pto::PadValue::Null>")
+        if chip.valid is not None:
+            raise self.cannot(op, f"a valid region is printed for UB tiles only (a {chip.space} "
+                                  "tile's layout is fractal)")
         if chip.pitch != cols:
             raise self.cannot(op, f"a window of a {chip.space} buffer has no tile spelling "
                                   "(fractal layouts); only UB buffers may be viewed")
@@ -493,7 +504,8 @@ class _Function:
                 strides = parent.strides[1:]
             offset = _sum([parent.offset, *terms])
             name = self.bind(result, result.name_hint or "view")
-            gm = _Gm(name, parent.base, offset, shape, strides, parent.element)
+            valid = self.valid_extents(op)
+            gm = _Gm(name, parent.base, offset, shape, strides, parent.element, valid)
             self.gm[result] = gm
             return [self.global_tensor(gm, f"{parent.base} + {offset}" if offset != "0"
                                        else parent.base)]
@@ -517,7 +529,8 @@ class _Function:
                     return []
                 terms = [self.term(offsets[0], parent.pitch * size), self.term(offsets[1], size)]
                 chip = _Chip(parent.root, parent.space, _sum([parent.offset, *terms]),
-                             (rows, cols), parent.pitch, parent.element)
+                             (rows, cols), parent.pitch, parent.element,
+                             valid=self.valid_extents(op))
             else:
                 rows, cols = _as_2d(shape)
                 chip = _Chip(parent.root, parent.space,
@@ -527,6 +540,13 @@ class _Function:
             self.chip[result] = chip
             return self.declare_tile(chip, self.bind(result, result.name_hint or "view"), op)
         raise self.cannot(op, "its source has no C++ spelling")
+
+    def valid_extents(self, op: T.ViewOp | T.SlotOp) -> tuple[str, ...] | None:
+        """The C++ extents of a view's valid region (literals when constant), or None."""
+        if not isinstance(op, T.ViewOp) or not op.valid:
+            return None
+        return tuple(str(known) if (known := constant_index(v)) is not None else self.name(v, op)
+                     for v in op.valid)
 
     def global_tensor(self, gm: _Gm, pointer: str) -> str:
         if len(gm.shape) > 5:
@@ -539,6 +559,12 @@ class _Function:
         # an R x 1 column is DN, the layout of the DN tile it is loaded into or stored from (the
         # library's Vec loads need matching layouts); its element offsets are the same as ND's
         layout = ", pto::Layout::DN" if len(gm.shape) >= 2 and gm.shape[-1] == 1 else ""
+        if gm.valid is not None:  # TLOAD / TSTORE move the valid region: a run-time shape
+            extents = tuple(map(str, shape[:5 - len(gm.valid)])) + gm.valid
+            spelled = f"pto::Shape<{', '.join(v if v.isdigit() else 'pto::DYNAMIC' for v in extents)}>"
+            return (f"pto::GlobalTensor<{gm.element}, {spelled}, "
+                    f"pto::Stride<{', '.join(map(str, strides))}>{layout}> {gm.name}({pointer}, "
+                    f"{spelled}({', '.join(extents)}));")
         return (f"pto::GlobalTensor<{gm.element}, pto::Shape<{', '.join(map(str, shape))}>, "
                 f"pto::Stride<{', '.join(map(str, strides))}>{layout}> {gm.name}({pointer});")
 

@@ -115,6 +115,11 @@ def constant_window_errors(op: Operation) -> list[str]:
             if start is not None and (start < 0 or start + size > extent):
                 errors.append(f"'tile.view' window [{start}, {start + size}) in dimension {dim} "
                               f"is outside its source dimension of size {extent}")
+        for dim, (value, size) in enumerate(zip(op.valid, op.size_list, strict=False)):
+            valid = constant_index(value)
+            if valid is not None and not 0 <= valid <= size:
+                errors.append(f"'tile.view' valid extent {valid} in dimension {dim} is outside "
+                              f"0..{size} (the window's size)")
         return errors
     if isinstance(op, SlotOp) and isinstance(op.source.type, MemRefType):
         slots = memref_shape(op.source.type)[0]

@@ -45,6 +45,7 @@ from tilesched.ir.annotations import annotation_errors, constant_window_errors
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
 from tilesched.ir.types import element_bytes, memory_space, memref_type_error
+from tilesched.ir.valid import valid_region_error
 from tilesched.target.model import Target
 
 _FAMILY_OPS = {
@@ -80,6 +81,8 @@ def structural_errors(ops: list[Operation]) -> list[TileschedError]:
         if type(op) in (ViewOp, SlotOp):
             errors.extend(TileschedError(message, location_of(op))
                           for message in constant_window_errors(op))
+        elif isinstance(op, TileOp) and (message := valid_region_error(op)):
+            errors.append(TileschedError(message, location_of(op)))
         if op.results or op.regions:
             errors.extend(TileschedError(message, location_of(op))
                           for message in _memref_type_errors(op, verified))
