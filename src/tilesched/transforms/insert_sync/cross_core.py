@@ -1,0 +1,98 @@
+"""insert-sync on a split-core target (``ascend-a2-mix``): flags between cores become cross-core
+flags.
+
+The flag plan (:mod:`.flags`) runs unchanged on the core-qualified units (``AIC.FIX``,
+``AIV0.MTE2``: ``analysis.units.op_route`` routes every op to its core), so a dependence through
+GM between ops of two cores gets a set/wait pair like any cross-unit dependence, with the plan's
+id reuse along happens-before and its back-edge flags for loops. This module then rewrites every
+pair whose src and dst units are on different cores:
+
+- ``sync.set_flag "AIC.FIX" -> "AIV0.MTE2", e``  becomes  ``sync.cross_set "AIC" -> "AIV0", id
+  after "FIX"``: the flag is still set when the src unit's earlier ops are done;
+- ``sync.wait_flag "AIC.FIX" -> "AIV0.MTE2", e``  becomes  ``sync.cross_wait "AIC" -> "AIV0",
+  id``: the dst core's issuer waits (``wait_flag_dev`` stops the core's issue), which orders at
+  least what the unit's wait ordered, so every dependence the plan covered stays covered.
+
+Ids: each (src unit, dst unit) pair's ids ``0..n-1`` (a rotating id: every value it takes) get
+their own range of the (src core, dst core) pair's cross-core ids, in order of first use; more
+than the target's ``cross_event_limit`` is an error (located at the function). A rotating id
+keeps its ``index`` operand, plus the range's offset.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.ir import Block, Operation, SSAValue
+
+from tilesched.analysis.affine import index_values
+from tilesched.diagnostics import TileschedError
+from tilesched.ir import sync as S
+from tilesched.ir.blocks import insert_before
+from tilesched.ir.text import location_of
+from tilesched.target.cores import split_unit
+from tilesched.target.model import Target
+
+
+def cross_core_flags(block: Block, target: Target) -> int:
+    """Rewrite the flags between units of two cores in ``block`` (a function body) as
+    cross-core flags; returns how many flag ops were rewritten."""
+    pairs = [op for op in block.walk() if isinstance(op, S.SetFlagOp | S.WaitFlagOp)
+             and target.core_of(op.src.data) != target.core_of(op.dst.data)]
+    if not pairs:
+        return 0
+    offsets = _id_ranges(pairs, target, block)
+    for op in pairs:
+        (src_core, src_unit), (dst_core, _) = split_unit(op.src.data), split_unit(op.dst.data)
+        offset = offsets[(op.src.data, op.dst.data)]
+        ident, before = _shifted(S.event_id(op), offset)
+        if isinstance(op, S.SetFlagOp):
+            new = S.make_cross_set(src_core, dst_core, src_unit, ident)
+        else:
+            new = S.make_cross_wait(src_core, dst_core, ident)
+        insert_before(op, [*before, new])
+        op.detach()
+        op.erase()
+    return len(pairs)
+
+
+def _id_ranges(pairs: list[Operation], target: Target, block: Block) -> dict[tuple[str, str], int]:
+    """The first cross-core id of each (src unit, dst unit) pair's range: its ids ``0..n-1``
+    follow the ranges of the pairs between the same two cores first used before it."""
+    sizes: dict[tuple[str, str], int] = {}
+    for op in pairs:
+        ident = S.event_id(op)
+        values = [ident] if isinstance(ident, int) else sorted(index_values(ident) or [0])
+        key = (op.src.data, op.dst.data)
+        sizes[key] = max(sizes.get(key, 0), max(values) + 1)
+    used: dict[tuple[str, str], int] = defaultdict(int)
+    offsets = {}
+    for (src, dst), size in sizes.items():
+        cores = (split_unit(src)[0], split_unit(dst)[0])
+        offsets[(src, dst)] = used[cores]
+        used[cores] += size
+    limit = target.cross_event_limit
+    for (src_core, dst_core), total in used.items():
+        if limit is not None and total > limit:
+            raise TileschedError(
+                f"insert-sync needs {total} cross-core flag ids from {src_core} to {dst_core}, "
+                f"but target '{target.name}' has {limit}", _function_location(block))
+    return offsets
+
+
+def _shifted(ident: int | SSAValue, offset: int) -> tuple[int | SSAValue, list[Operation]]:
+    """``ident + offset``: an int, or an ``index`` value and the ``arith`` ops computing it."""
+    if isinstance(ident, int):
+        return ident + offset, []
+    if offset == 0:
+        return ident, []
+    constant = arith.ConstantOp(IntegerAttr(offset, IndexType()))
+    total = arith.AddiOp(ident, constant.results[0])
+    return total.results[0], [constant, total]
+
+
+def _function_location(block: Block):
+    parent = block.parent_op()
+    return location_of(parent) if isinstance(parent, func.FuncOp) else None
