@@ -114,8 +114,8 @@ Answer = TypeVar("Answer")
 
 
 class PerSignature(Generic[Answer]):
-    """``compute(op)`` remembered per op name and operand types, for ops whose answer depends on
-    nothing else (no regions, properties or attributes): large blocks repeat a few signatures
+    """``compute(op)`` remembered per op name, operand types and ``tile.core`` annotation, for ops
+    whose answer depends on nothing else (no regions or properties): large blocks repeat a few signatures
     thousands of times. Types are compared by identity (the parser shares one object per
     spelling) and kept alive with the answer, so their ids stay theirs."""
 
@@ -125,7 +125,8 @@ class PerSignature(Generic[Answer]):
 
     def __call__(self, op: Operation) -> Answer:
         types = tuple(v.type for v in op.operands)
-        key = (op.name, tuple(map(id, types)))
+        # a tile.core annotation (split-core targets) changes the unit: part of the signature
+        key = (op.name, tuple(map(id, types)), op.attributes.get(CORE_ATTRIBUTE))
         known = self._known.get(key)
         if known is None:
             known = self._known[key] = (self._compute(op), types)

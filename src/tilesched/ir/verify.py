@@ -274,6 +274,41 @@ def target_errors(ops: list[Operation], target: Target) -> list[TileschedError]:
             continue
         errors.extend(TileschedError(message, location_of(op)) for message in messages)
     errors.extend(_capacity_errors(ops, target))
+    if target.cores and not errors:
+        errors.extend(_buffer_core_errors(ops, target))
+    return errors
+
+
+def _buffer_core_errors(ops: list[Operation], target: Target) -> list[TileschedError]:
+    """On a split-core target every on-chip buffer lives in one core's memory: the ops that touch
+    it (through views and slots) must all run on that core. UB belongs to each vector core, so an
+    op on a UB buffer that an op annotated ``tile.core = "AIV1"`` uses must be annotated too."""
+    from tilesched.analysis.units import op_route  # analysis imports the IR: resolve late
+
+    first: dict = {}  # root buffer -> (core, op)
+    errors = []
+    for op in ops:
+        if _kind(op) != "compute" or isinstance(op, ViewOp | SlotOp | StageBorderOp):
+            continue
+        rule = op_route(op, target)
+        core = target.core_of(rule.unit) if rule is not None else None
+        if core is None:
+            continue
+        for value in op.memref_operands:
+            root = value
+            while isinstance(root.owner, ViewOp | SlotOp):
+                root = root.owner.source
+            space = memory_space(root.type)
+            if space not in target.spaces or target.spaces[space].is_global:
+                continue
+            seen = first.setdefault(root, (core, op))
+            if seen[0] != core:
+                name = f"%{root.name_hint}" if root.name_hint else "a buffer"
+                errors.append(TileschedError(
+                    f"'{op.name}' runs on core {core}, but {name} (\"{space}\") is used on core "
+                    f"{seen[0]} by '{seen[1].name}' at {location_of(seen[1])}; a buffer lives in "
+                    f"one core's memory: annotate the op {CORE_ATTRIBUTE} = \"{seen[0]}\"",
+                    location_of(op)))
     return errors
 
 
@@ -325,10 +360,7 @@ def _routing_errors(op: TileOp, target: Target) -> list[str]:
 def _core_errors(op: TileOp, target: Target) -> list[str]:
     """Why no core of a split-core ``target`` runs ``op`` (target/cores.py)."""
     if not target.cores:
-        if CORE_ATTRIBUTE in op.attributes:
-            return [f"'{op.name}' has a {CORE_ATTRIBUTE} annotation, but target '{target.name}' "
-                    "has no cores"]
-        return []
+        return []  # a tile.core annotation means nothing here: the kernel stays portable
     from tilesched.analysis.units import op_route  # analysis imports the IR: resolve late
 
     try:
