@@ -123,12 +123,14 @@ def parse_target(text: str, filename: str = "<target>") -> Target:
     except RecursionError:  # _too_deep leaves none; kept so a missed case stays located
         raise TileschedError("target file nested too deeply", filename) from None
     own_keys = set(data)
+    base = None
     if "base" in data:
-        data = _with_base(data, text, filename)
-    return _Validator(text, filename).target(data, own_keys)
+        data, base = _with_base(data, text, filename)
+    target = _Validator(text, filename).target(data, own_keys)
+    return dataclasses.replace(target, base=base) if base is not None else target
 
 
-def _with_base(data: dict, text: str, filename: str) -> dict:
+def _with_base(data: dict, text: str, filename: str) -> tuple[dict, Target]:
     """``data`` with every top-level key it does not give taken from its ``base`` target (a
     built-in name, or a path relative to the file): a split-core target keeps the numbers of
     the target it splits in one place. The base is validated on its own first, so its errors
@@ -143,12 +145,12 @@ def _with_base(data: dict, text: str, filename: str) -> dict:
             raise validator.fail("base", f"base target '{spec}' is neither a built-in target "
                                  f"({', '.join(builtin_target_names())}) nor a file")
     base_text = read_text(str(path), "target file", MAX_TARGET_BYTES).removeprefix("\ufeff")
-    parse_target(base_text, str(path))  # its own errors, located in its own file
+    base_target = parse_target(base_text, str(path))  # its errors, located in its own file
     base = tomllib.loads(base_text)
     if "base" in base:
         raise validator.fail("base", f"base target '{spec}' has a base itself; give the "
                              "numbers in one file")
-    return {**base, **{k: v for k, v in data.items() if k != "base"}}
+    return {**base, **{k: v for k, v in data.items() if k != "base"}}, base_target
 
 
 def _too_deep(text: str) -> int | None:

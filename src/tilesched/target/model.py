@@ -298,6 +298,9 @@ class Target:
     # flags (``sync.cross_set`` / ``cross_wait``) take ids below ``cross_event_limit``
     cores: dict[str, Core] = field(default_factory=dict)
     cross_event_limit: int | None = None
+    # the target this one takes its numbers from (``base``), e.g. ascend-a2 for ascend-a2-mix:
+    # its single-core twin, on which program-order (reference) semantics run
+    base: Target | None = None
 
     def core_of(self, unit: str) -> str | None:
         """The core a unit instance (``AIC.MTE2``) belongs to; None on a target without cores
