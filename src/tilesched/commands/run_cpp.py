@@ -25,10 +25,10 @@ from tilesched.commands.sim import add_arg_option
 from tilesched.diagnostics import TileschedError
 from tilesched.emit import harness
 from tilesched.emit.cpp import emit
+from tilesched.ir.sync import SyncOp
 from tilesched.sim.functional import Memory, run_reference
 from tilesched.sim.lower import find_function, lower_module, parse_arg_values
 from tilesched.sim.trace import TraceError
-from tilesched.ir.sync import SyncOp
 from tilesched.target import Target, load_target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
