@@ -52,6 +52,9 @@ EXAMPLES: tuple[Example, ...] = (
             hand_synced=True),
     Example("ascend_mix_gemm_epilogue_free", "ascend-a2-mix",
             "ascend_mix_gemm_epilogue without its sync ops"),
+    Example("ascend_mix_flash_attention_free", "ascend-a2-mix",
+            "flash attention: QK and PV on the cube core, online softmax on a vector core, "
+            "tiles through GM FIFOs (the PTO-ISA kernel's loop), no sync ops"),
     Example("cuda_gemm", "cuda-sm80", "GEMM loop with cp.async global->shared loads"),
     Example("cuda_attention", "cuda-sm80", "attention: cp.async Q blocks, Q K^T, softmax, P V"),
     Example("amd_gemm", "amd-gfx950", "double-buffered LDS GEMM loop in three warp-pipeline stages"),
