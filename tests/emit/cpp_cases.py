@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from tilesched.commands.run_cpp import Prepared, prepare, transform
 from tilesched.diagnostics import TileschedError
-from tilesched.examples import EXAMPLES, example_path
+from tilesched.examples import ALL_EXAMPLES, example_path
 from tilesched.ir import verify_module
 from tilesched.ir.text import parse_text
 from tilesched.ir.tile import FUSION_GROUP
@@ -49,7 +49,7 @@ def example_cases(names: list[str] | None = None, seed: int = 0,
     one of its passes, e.g. multi-buffering that does not fit L1) is appended to ``refused`` as
     (example, pipeline, message) instead."""
     out = []
-    for example in EXAMPLES:
+    for example in ALL_EXAMPLES:
         if not example.target.startswith("ascend") or (names and example.name not in names):
             continue
         target = load_target(example.target)  # ascend-a2-mix: per-core sections, cross flags

@@ -47,6 +47,17 @@ EXAMPLES: tuple[Example, ...] = (
             "double-buffered GEMM (M x N x K nest) with hand-written ping/pong flags",
             hand_synced=True),
     Example("ascend_gemm_db_free", "ascend-a2", "ascend_gemm_db without its sync ops"),
+    Example("cuda_gemm", "cuda-sm80", "GEMM loop with cp.async global->shared loads"),
+    Example("cuda_attention", "cuda-sm80", "attention: cp.async Q blocks, Q K^T, softmax, P V"),
+    Example("amd_gemm", "amd-gfx950", "double-buffered LDS GEMM loop in three warp-pipeline stages"),
+    Example("amd_attention", "amd-gfx950", "attention-like loop over K/V blocks in four warp-pipeline stages"),
+)
+
+
+# Kernels for split-core targets (ascend-a2-mix): the simulator does not run them yet (issue 30,
+# phase B), so they are kept out of EXAMPLES, which the simulator's tests walk; everything else
+# (regeneration, --check, emit-cpp and run-cpp tests, demo's list) takes ALL_EXAMPLES.
+SPLIT_CORE_EXAMPLES: tuple[Example, ...] = (
     Example("ascend_mix_gemm_epilogue", "ascend-a2-mix",
             "GEMM on the cube core, epilogue on a vector core, a GM FIFO with cross-core flags",
             hand_synced=True),
@@ -55,21 +66,18 @@ EXAMPLES: tuple[Example, ...] = (
     Example("ascend_mix_flash_attention_free", "ascend-a2-mix",
             "flash attention: QK and PV on the cube core, online softmax on a vector core, "
             "tiles through GM FIFOs (the PTO-ISA kernel's loop), no sync ops"),
-    Example("cuda_gemm", "cuda-sm80", "GEMM loop with cp.async global->shared loads"),
-    Example("cuda_attention", "cuda-sm80", "attention: cp.async Q blocks, Q K^T, softmax, P V"),
-    Example("amd_gemm", "amd-gfx950", "double-buffered LDS GEMM loop in three warp-pipeline stages"),
-    Example("amd_attention", "amd-gfx950", "attention-like loop over K/V blocks in four warp-pipeline stages"),
 )
+ALL_EXAMPLES = EXAMPLES + SPLIT_CORE_EXAMPLES
 
 
 def example_names() -> list[str]:
-    """Names of the bundled examples, in the order they are listed."""
-    return [example.name for example in EXAMPLES]
+    """Names of the bundled examples (split-core ones included), in the order they are listed."""
+    return [example.name for example in ALL_EXAMPLES]
 
 
 def get_example(name: str) -> Example:
     """The example called ``name``; an unknown name is a :class:`TileschedError` listing them."""
-    for example in EXAMPLES:
+    for example in ALL_EXAMPLES:
         if example.name == name:
             return example
     raise TileschedError(f"unknown example '{name}'; examples: {', '.join(example_names())}")

@@ -1,6 +1,6 @@
 """Flash attention across cores (target ascend-a2-mix), without sync ops: the input of insert-sync.
 
-O = softmax(Q K^T / 8) V for one block of 64 query rows, head dimension 64, 256 keys in 4 tiles
+O = softmax(Q K^T / 8) V for one block of 64 query rows, head dimension 64, 320 keys in 5 tiles
 of 64, with the online (flash) softmax. The loop structure is the PTO-ISA flash-attention
 kernel's (hw-native-sys/pto-isa, kernels/manual/common/flash_atten/fa_performance_kernel.cpp:
 the preload loop at lines 823-851 computes QK and P of the first tiles; the main loop at lines
@@ -8,8 +8,8 @@ the preload loop at lines 823-851 computes QK and P of the first tiles; the main
 tile j on the cube and the rescale-and-accumulate "GU" of tile j on the vector core), here with a
 preload depth of 1 (its `qkPreloadNum`), the loop peeled so that its body has no condition:
   preload:    QK(0); P(0)
-  j = 0..2:   QK(j + 1); P(j + 1); PV(j); GU(j)
-  tail:       PV(3); GU(3); O = O_acc / l
+  j = 0..3:   QK(j + 1); P(j + 1); PV(j); GU(j)
+  tail:       PV(4); GU(4); O = O_acc / l
   QK(j)  cube AIC:  K^T tile GM -(MTE2)-> L1 -(MTE1)-> L0B; S = Q K^T on M into L0C;
                     S L0C -(FIX)-> GM FIFO `qk_ws`, slot j mod 2
   P(j)   vector AIV0: S GM -(MTE2)-> UB; x 1/8; m_new = max(m, rowmax S); alpha_j = exp(m -
@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from tilesched.ir.dsl import Kernel, render
 
-S0, D, S1 = 64, 64, 256  # query rows, head dimension, keys
+S0, D, S1 = 64, 64, 320  # query rows, head dimension, keys
 TS = 64  # keys per tile
 TILES = S1 // TS
 SCALE = 0.125  # 1 / sqrt(D)
