@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilesched.analysis.affine import index_values
+from tilesched.analysis.units import op_route
 from tilesched.diagnostics import TileschedError
 from tilesched.ir import sync as S
 from tilesched.ir.blocks import insert_before
@@ -38,7 +39,11 @@ from tilesched.target.model import Target
 
 def cross_core_flags(block: Block, target: Target) -> int:
     """Rewrite the flags between units of two cores in ``block`` (a function body) as
-    cross-core flags; returns how many flag ops were rewritten."""
+    cross-core flags; returns how many flag ops were rewritten. A plan that needs a
+    ``barrier_all`` (an inline consumer such as a ``tile.call``, a region it cannot plan flags
+    around) in a function with ops on several cores is refused (located): a barrier_all orders
+    one core's units only, and split-core targets have no barrier across cores yet."""
+    _refuse_cross_core_barriers(block, target)
     pairs = [op for op in block.walk() if isinstance(op, S.SetFlagOp | S.WaitFlagOp)
              and target.core_of(op.src.data) != target.core_of(op.dst.data)]
     if not pairs:
@@ -56,6 +61,23 @@ def cross_core_flags(block: Block, target: Target) -> int:
         op.detach()
         op.erase()
     return len(pairs)
+
+
+def _refuse_cross_core_barriers(block: Block, target: Target) -> None:
+    barriers = [op for op in block.walk() if isinstance(op, S.BarrierAllOp)]
+    if not barriers:
+        return
+    cores = {target.core_of(rule.unit) for op in block.walk()
+             if (rule := op_route(op, target)) is not None}
+    cores.discard(None)
+    if len(cores) > 1:
+        after = barriers[0].next_op or barriers[0]
+        raise TileschedError(
+            "insert-sync needs a barrier_all here (an op on the issuer, or a region it cannot "
+            f"plan flags around), but this function runs ops on cores {', '.join(sorted(cores))} "
+            "and a barrier_all orders one core only; split-core targets have no barrier across "
+            "cores yet (order this op with the producers on its own core, or annotate it "
+            "tile.core)", location_of(after))
 
 
 def _id_ranges(pairs: list[Operation], target: Target, block: Block) -> dict[tuple[str, str], int]:
