@@ -85,46 +85,64 @@ class _FlagOp(SyncOp):
     @classmethod
     def parse(cls, parser: Parser) -> _FlagOp:
         """``"SRC" -> "DST", EVENT {attrs}?`` where EVENT is an integer or an index value."""
-        src = parser.parse_attribute()
-        parser.parse_punctuation("->")
-        dst = parser.parse_attribute()
-        parser.parse_punctuation(",")
-        properties: dict[str, Attribute] = {"src": src, "dst": dst}
-        operand = parser.parse_optional_unresolved_operand()
-        if operand is not None:
-            operands = [parser.resolve_operand(operand, IndexType())]
-        else:
-            operands = []
-            properties["event"] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
-        attributes = parser.parse_optional_attr_dict()
-        for name in ("src", "dst", "event"):
-            if name in attributes:
-                parser.raise_error(f"attributes {name} are defined in other parts of the assembly "
-                                   "format, and thus should not be defined in the attribute "
-                                   "dictionary.")
-        return cls.create(operands=operands, properties=properties, attributes=attributes)
+        return _parse_pair(cls, parser, "event")
 
     def print(self, printer: Printer) -> None:
-        src, dst, event = (self.properties.get(name) for name in ("src", "dst", "event"))
-        operands = list(self.operands)
-        if not (isinstance(src, StringAttr) and isinstance(dst, StringAttr)
-                and (isinstance(event, IntegerAttr) + len(operands) == 1)):
-            # an op the verifier rejects: its parts, for the error message that follows
-            if operands:
-                printer.print_string(" ")
-                printer.print_list(operands, printer.print_operand)
-            printer.print_op_attributes({**self.properties, **self.attributes})
-            return
-        printer.print_string(" ")
-        printer.print_attribute(src)
-        printer.print_string(" -> ")
-        printer.print_attribute(dst)
-        printer.print_string(", ")
+        _print_pair(self, printer, "event")
+
+
+def _parse_pair(cls, parser: Parser, id_name: str, keyword: str | None = None):
+    """The custom form of a flag between two units or cores: ``"SRC" -> "DST", ID`` with ID an
+    integer (property ``id_name``) or an index value (the operand), then, for ops with a
+    ``keyword``, ``KEYWORD "UNIT"`` (property ``unit``), then the attribute dictionary."""
+    properties: dict[str, Attribute] = {"src": parser.parse_attribute()}
+    parser.parse_punctuation("->")
+    properties["dst"] = parser.parse_attribute()
+    parser.parse_punctuation(",")
+    operand = parser.parse_optional_unresolved_operand()
+    operands = []
+    if operand is not None:
+        operands = [parser.resolve_operand(operand, IndexType())]
+    else:
+        properties[id_name] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
+    if keyword is not None and parser.parse_optional_keyword(keyword) is not None:
+        properties["unit"] = parser.parse_attribute()
+    attributes = parser.parse_optional_attr_dict()
+    for name in ("src", "dst", id_name) + (("unit",) if keyword else ()):
+        if name in attributes:
+            parser.raise_error(f"attributes {name} are defined in other parts of the assembly "
+                               "format, and thus should not be defined in the attribute "
+                               "dictionary.")
+    return cls.create(operands=operands, properties=properties, attributes=attributes)
+
+
+def _print_pair(op: IRDLOperation, printer: Printer, id_name: str,
+                keyword: str | None = None) -> None:
+    """Print what :func:`_parse_pair` reads (an op the verifier rejects: its parts, for the
+    error message that follows)."""
+    src, dst, ident, unit = (op.properties.get(n) for n in ("src", "dst", id_name, "unit"))
+    operands = list(op.operands)
+    if not (isinstance(src, StringAttr) and isinstance(dst, StringAttr)
+            and (isinstance(ident, IntegerAttr) + len(operands) == 1)
+            and (unit is None or (keyword is not None and isinstance(unit, StringAttr)))):
         if operands:
-            printer.print_operand(operands[0])
-        else:
-            printer.print_string(str(event.value.data))
-        printer.print_op_attributes(self.attributes)
+            printer.print_string(" ")
+            printer.print_list(operands, printer.print_operand)
+        printer.print_op_attributes({**op.properties, **op.attributes})
+        return
+    printer.print_string(" ")
+    printer.print_attribute(src)
+    printer.print_string(" -> ")
+    printer.print_attribute(dst)
+    printer.print_string(", ")
+    if operands:
+        printer.print_operand(operands[0])
+    else:
+        printer.print_string(str(ident.value.data))
+    if unit is not None:
+        printer.print_string(f" {keyword} ")
+        printer.print_attribute(unit)
+    printer.print_op_attributes(op.attributes)
 
 
 def event_id(op: _FlagOp) -> int | SSAValue:
@@ -278,50 +296,10 @@ class _CrossFlagOp(SyncOp):
     def parse(cls, parser: Parser) -> _CrossFlagOp:
         """``"SRC" -> "DST", ID (after "UNIT")? {attrs}?`` where ID is an integer or an index
         value."""
-        properties: dict[str, Attribute] = {"src": parser.parse_attribute()}
-        parser.parse_punctuation("->")
-        properties["dst"] = parser.parse_attribute()
-        parser.parse_punctuation(",")
-        operand = parser.parse_optional_unresolved_operand()
-        operands = []
-        if operand is not None:
-            operands = [parser.resolve_operand(operand, IndexType())]
-        else:
-            properties["id"] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
-        if parser.parse_optional_keyword("after") is not None:
-            properties["unit"] = parser.parse_attribute()
-        attributes = parser.parse_optional_attr_dict()
-        for name in ("src", "dst", "id", "unit"):
-            if name in attributes:
-                parser.raise_error(f"attributes {name} are defined in other parts of the assembly "
-                                   "format, and thus should not be defined in the attribute "
-                                   "dictionary.")
-        return cls.create(operands=operands, properties=properties, attributes=attributes)
+        return _parse_pair(cls, parser, "id", "after")
 
     def print(self, printer: Printer) -> None:
-        src, dst, ident, unit = (self.properties.get(n) for n in ("src", "dst", "id", "unit"))
-        operands = list(self.operands)
-        if not (isinstance(src, StringAttr) and isinstance(dst, StringAttr)
-                and (isinstance(ident, IntegerAttr) + len(operands) == 1)
-                and (unit is None or isinstance(unit, StringAttr))):
-            if operands:  # an op the verifier rejects: its parts, for the error that follows
-                printer.print_string(" ")
-                printer.print_list(operands, printer.print_operand)
-            printer.print_op_attributes({**self.properties, **self.attributes})
-            return
-        printer.print_string(" ")
-        printer.print_attribute(src)
-        printer.print_string(" -> ")
-        printer.print_attribute(dst)
-        printer.print_string(", ")
-        if operands:
-            printer.print_operand(operands[0])
-        else:
-            printer.print_string(str(ident.value.data))
-        if unit is not None:
-            printer.print_string(" after ")
-            printer.print_attribute(unit)
-        printer.print_op_attributes(self.attributes)
+        _print_pair(self, printer, "id", "after")
 
 
 def cross_id(op: _CrossFlagOp) -> int | SSAValue:
