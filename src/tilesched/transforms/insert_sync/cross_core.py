@@ -14,14 +14,13 @@ pair whose src and dst units are on different cores:
   least what the unit's wait ordered, so every dependence the plan covered stays covered.
 
 Ids: each (src unit, dst unit) pair's ids ``0..n-1`` (a rotating id: every value it takes) get
-their own range of the (src core, dst core) pair's cross-core ids, in order of first use; more
-than the target's ``cross_event_limit`` is an error (located at the function). A rotating id
-keeps its ``index`` operand, plus the range's offset.
+their own range of the function's cross-core ids, in order of first use (one range for all core
+pairs: a cube core's FFTS set reaches both vector cores); more than the target's
+``cross_event_limit`` is an error (located at the function). A rotating id keeps its ``index``
+operand, plus the range's offset.
 """
 
 from __future__ import annotations
-
-from collections import defaultdict
 
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IndexType, IntegerAttr
@@ -82,25 +81,25 @@ def _refuse_cross_core_barriers(block: Block, target: Target) -> None:
 
 def _id_ranges(pairs: list[Operation], target: Target, block: Block) -> dict[tuple[str, str], int]:
     """The first cross-core id of each (src unit, dst unit) pair's range: its ids ``0..n-1``
-    follow the ranges of the pairs between the same two cores first used before it."""
+    follow the ranges of the pairs first used before it. All pairs of a function share one
+    range of ids, whatever their cores: in FFTS mode 2 a cube core's set reaches both vector
+    cores of its group (docs/targets.md, "Cores"), so an id used from AIC to AIV0 must not be
+    used from AIC to AIV1 as well."""
     sizes: dict[tuple[str, str], int] = {}
     for op in pairs:
         ident = S.event_id(op)
         values = [ident] if isinstance(ident, int) else sorted(index_values(ident) or [0])
         key = (op.src.data, op.dst.data)
         sizes[key] = max(sizes.get(key, 0), max(values) + 1)
-    used: dict[tuple[str, str], int] = defaultdict(int)
-    offsets = {}
-    for (src, dst), size in sizes.items():
-        cores = (split_unit(src)[0], split_unit(dst)[0])
-        offsets[(src, dst)] = used[cores]
-        used[cores] += size
+    offsets, used = {}, 0
+    for key, size in sizes.items():
+        offsets[key] = used
+        used += size
     limit = target.cross_event_limit
-    for (src_core, dst_core), total in used.items():
-        if limit is not None and total > limit:
-            raise TileschedError(
-                f"insert-sync needs {total} cross-core flag ids from {src_core} to {dst_core}, "
-                f"but target '{target.name}' has {limit}", _function_location(block))
+    if limit is not None and used > limit:
+        raise TileschedError(
+            f"insert-sync needs {used} cross-core flag ids in this function, but target "
+            f"'{target.name}' has {limit}", _function_location(block))
     return offsets
 
 
