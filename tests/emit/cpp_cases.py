@@ -39,7 +39,7 @@ FUSION_KERNELS = 6
 LARGE = ("ascend_gemm_db", "ascend_gemm_db_free")
 # Hand-synchronized loops software-pipeline refuses by design (sync ops in the loop have no
 # stage): these pairs must be refused, at the pass, with a located error.
-REFUSED = {("ascend_mix_gemm_epilogue", PIPELINES[2])}
+REFUSED = {("ascend_mix_gemm_epilogue", PIPELINES[2]), ("ascend_mix_flash_attention", PIPELINES[2])}
 
 
 def example_cases(names: list[str] | None = None, seed: int = 0,

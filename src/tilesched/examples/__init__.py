@@ -63,9 +63,12 @@ SPLIT_CORE_EXAMPLES: tuple[Example, ...] = (
             hand_synced=True),
     Example("ascend_mix_gemm_epilogue_free", "ascend-a2-mix",
             "ascend_mix_gemm_epilogue without its sync ops"),
-    Example("ascend_mix_flash_attention_free", "ascend-a2-mix",
+    Example("ascend_mix_flash_attention", "ascend-a2-mix",
             "flash attention: QK and PV on the cube core, online softmax on a vector core, "
-            "tiles through GM FIFOs (the PTO-ISA kernel's loop), no sync ops"),
+            "tiles through GM FIFOs (the PTO-ISA kernel's loop), hand-written cross-core flags",
+            hand_synced=True),
+    Example("ascend_mix_flash_attention_free", "ascend-a2-mix",
+            "ascend_mix_flash_attention without its sync ops"),
 )
 ALL_EXAMPLES = EXAMPLES + SPLIT_CORE_EXAMPLES
 
