@@ -47,6 +47,7 @@ TARGET_ATTR = "tile.target"
 # stage, and modulo-schedule caps its schedules at 64 stages; a hand-written tile.stage of 10^6
 # would only make the pass run for hours.
 MAX_STAGE = 1024
+CORE_ATTRIBUTE = "tile.core"  # the core an op runs on (target/cores.py; a string)
 
 
 def _non_negative_integer(attr: Attribute) -> bool:
@@ -78,6 +79,8 @@ _KINDS: dict[str, tuple[Callable[[Attribute], bool], str]] = {
     ASYNC: (lambda a: isinstance(a, UnitAttr), "a unit attribute (written without a value)"),
     ASYNC_STAGES: (_stage_list, f"a list of stage numbers in 0..{MAX_STAGE - 1} ([0 : i64, 1 : i64])"),
     LAST_USE: (_flag_array, "an array<i1: ...> with one flag per memref operand"),
+    CORE_ATTRIBUTE: (lambda attr: isinstance(attr, StringAttr) and bool(attr.data),
+                     'a core name (tile.core = "AIV1")'),
 }
 
 

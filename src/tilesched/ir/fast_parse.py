@@ -50,7 +50,7 @@ _NAME = re.compile(r"((?:tile|sync)\.\w+)[ \t]+")
 _OPERANDS = re.compile(rf"{_VALUE}(?:[ \t]*,[ \t]*{_VALUE})*")
 _ONE_VALUE = re.compile(_VALUE)
 _INDEXED = re.compile(rf"({_VALUE})[ \t]*\[[ \t]*((?:{_OPERANDS.pattern})?)[ \t]*\][ \t]*")
-_FLAG = re.compile(r'"([A-Za-z0-9_]+)"[ \t]*->[ \t]*"([A-Za-z0-9_]+)"[ \t]*,[ \t]*'
+_FLAG = re.compile(r'"([A-Za-z0-9_.]+)"[ \t]*->[ \t]*"([A-Za-z0-9_.]+)"[ \t]*,[ \t]*'
                    rf'(?:([0-9]{{1,18}})|({_VALUE}))[ \t]*')
 _TYPE = re.compile(r'[ \t]*(memref<(?:[^<>{}()\[\]"\\\n]|"[^"\\\n]*")*>|[a-z]+[0-9]*)[ \t]*')
 _SPACES = re.compile(r"[ \t]*")
