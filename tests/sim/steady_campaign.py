@@ -24,7 +24,6 @@ from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from nested_programs import nests  # noqa: E402
 from test_sim_steady_nested import check_nest  # noqa: E402
 
-
 FIRST_ERROR = pathlib.Path("steady_campaign_first_error.txt")
 
 
