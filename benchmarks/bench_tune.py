@@ -140,9 +140,10 @@ def _bare_opt_sim(kernel: KernelSpec, pipeline: str) -> None:
 
 
 def overhead_rows(tuner_per_trial: float, summaries) -> list[str]:
-    """The candidates the 1-worker search evaluated, timed again by hand."""
+    """The correct candidates the 1-worker search evaluated, timed again by hand (a failing one
+    stops where its pass refuses, in both)."""
     work = [(KernelSpec.load(s.kernel, s.target), t.outcome.pipeline)
-            for s in summaries for t in s.trials]
+            for s in summaries for t in s.trials if t.outcome.ok]
     for kernel, _ in work:
         prepare(kernel)  # as the tuner's workers, keep the parsed kernel per process
     start = time.perf_counter()
