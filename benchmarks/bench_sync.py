@@ -173,6 +173,38 @@ def case_rows() -> list[str]:
     return rows
 
 
+def cuda_multistage(stages: int, hand: bool) -> str:
+    """An S-stage cp.async loop in CUTLASS's multistage form (cuda-sm80): S - 1 tiles loaded
+    before the loop, each its own group; iteration i waits for tile i, copies it from shared
+    slot i mod S to registers, multiplies, and refills slot (i + S - 1) mod S. ``hand``: the
+    commits and waits written by hand (``wait_group`` with pending S - 2, the largest correct,
+    one commit per load, ``pending = 0`` after the loop); otherwise sync-free."""
+    t, g = 'memref<64x64xf16, "shared">', 'memref<64x64xf16, "global">'
+    lds, gm = f'memref<{stages}x64x64xf16, "shared">', 'memref<80x64x64xf16, "global">'
+    lines = [f'func.func @multistage(%n: index, %g: {gm}, %b: memref<64x64xf16, "local">, '
+             '%acc: memref<64x64xf32, "local">) {']
+    lines += [f"  %c{i} = arith.constant {i} : index" for i in range(stages + 1)]
+    lines += [f"  %lds = memref.alloc() : {lds}", '  %r = memref.alloc() : memref<64x64xf16, "local">']
+    for s in range(stages - 1):
+        lines += [f'  %p{s} = "tile.slot"(%lds, %c{s}) : ({lds}, index) -> {t}',
+                  f'  %gp{s} = "tile.slot"(%g, %c{s}) : ({gm}, index) -> {g}',
+                  f"  tile.load %gp{s}, %p{s} : {g}, {t}"] + (["  sync.commit_group 0"] if hand else [])
+    lines += ["  scf.for %i = %c0 to %n step %c1 {",
+              f"    %j = arith.addi %i, %c{stages - 1} : index",
+              f"    %nx = arith.remui %j, %c{stages} : index",
+              f"    %cur = arith.remui %i, %c{stages} : index",
+              f'    %sn = "tile.slot"(%lds, %nx) : ({lds}, index) -> {t}',
+              f'    %sc = "tile.slot"(%lds, %cur) : ({lds}, index) -> {t}',
+              f'    %gn = "tile.slot"(%g, %j) : ({gm}, index) -> {g}']
+    lines += [f"    sync.wait_group 0 {{pending = {stages - 2} : i64}}"] if hand else []
+    lines += [f'    tile.copy %sc, %r : {t}, memref<64x64xf16, "local">',
+              '    tile.matmul %r, %b, %acc {accumulate} : memref<64x64xf16, "local">, '
+              'memref<64x64xf16, "local">, memref<64x64xf32, "local">',
+              f"    tile.load %gn, %sn : {g}, {t}"] + (["    sync.commit_group 0"] if hand else [])
+    lines += ["  }"] + (["  sync.wait_group 0 {pending = 0 : i64}"] if hand else [])
+    return "\n".join(lines + ["  func.return", "}"]) + "\n"
+
+
 SIZES = (1000, 5000, 10000, 20000, 50000)
 
 

@@ -108,6 +108,8 @@ def _sync_straight(ops: list[Operation], target: Target, carried, terminator,
         queue = queue_of[src]
         if queue is None or (src < dst and src in producers[dst]):
             continue  # the wait for this iteration's group (younger) implies the older one
+        if queue_of[dst] == queue and not ops[dst].regions:
+            continue  # one in-order queue, as within an iteration: the refill runs after
         if ops[src].regions:  # groups committed inside a nested region: wait for all of them
             back[dst].append((src, 0))
             continue
