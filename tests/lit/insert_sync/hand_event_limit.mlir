@@ -49,30 +49,38 @@ func.func @many(%x: memref<10x16x16xf32, "GM">, %y: memref<16x16xf32, "GM">) {
   tile.load %s0, %t0 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
   sync.set_flag "MTE2" -> "V", 0
   tile.load %s1, %t1 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
-  tile.load %s2, %t2 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
-  tile.load %s3, %t3 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
-  tile.load %s4, %t4 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
-  tile.load %s5, %t5 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
   sync.set_flag "MTE2" -> "V", 1
+  tile.load %s2, %t2 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
+  sync.set_flag "MTE2" -> "V", 2
+  tile.load %s3, %t3 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
+  sync.set_flag "MTE2" -> "V", 3
+  tile.load %s4, %t4 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
+  sync.set_flag "MTE2" -> "V", 4
+  tile.load %s5, %t5 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
+  sync.set_flag "MTE2" -> "V", 5
   tile.load %s6, %t6 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
+  sync.set_flag "MTE2" -> "V", 6
   tile.load %s7, %t7 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
   tile.load %s8, %t8 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
-  sync.set_flag "MTE2" -> "V", 2
   tile.load %s9, %t9 : memref<16x16xf32, "GM">, memref<16x16xf32, "UB">
-  sync.set_flag "MTE2" -> "V", 3
+  sync.set_flag "MTE2" -> "V", 7
   sync.wait_flag "MTE2" -> "V", 0
   tile.exp %t0, %t0 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
   sync.wait_flag "MTE2" -> "V", 1
   tile.exp %t1, %t1 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
-  tile.exp %t2, %t2 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
-  tile.exp %t3, %t3 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
-  tile.exp %t4, %t4 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
-  tile.exp %t5, %t5 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
   sync.wait_flag "MTE2" -> "V", 2
+  tile.exp %t2, %t2 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
+  sync.wait_flag "MTE2" -> "V", 3
+  tile.exp %t3, %t3 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
+  sync.wait_flag "MTE2" -> "V", 4
+  tile.exp %t4, %t4 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
+  sync.wait_flag "MTE2" -> "V", 5
+  tile.exp %t5, %t5 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
+  sync.wait_flag "MTE2" -> "V", 6
   tile.exp %t6, %t6 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
+  sync.wait_flag "MTE2" -> "V", 7
   tile.exp %t7, %t7 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
   tile.exp %t8, %t8 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
-  sync.wait_flag "MTE2" -> "V", 3
   tile.exp %t9, %t9 : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
   func.return
 }
