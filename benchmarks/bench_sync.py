@@ -173,12 +173,14 @@ def case_rows() -> list[str]:
     return rows
 
 
-def cuda_multistage(stages: int, hand: bool) -> str:
+def cuda_multistage(stages: int, hand: bool, refill_first: bool = False) -> str:
     """An S-stage cp.async loop in CUTLASS's multistage form (cuda-sm80): S - 1 tiles loaded
     before the loop, each its own group; iteration i waits for tile i, copies it from shared
     slot i mod S to registers, multiplies, and refills slot (i + S - 1) mod S. ``hand``: the
     commits and waits written by hand (``wait_group`` with pending S - 2, the largest correct,
-    one commit per load, ``pending = 0`` after the loop); otherwise sync-free."""
+    one commit per load, ``pending = 0`` after the loop); otherwise sync-free. ``refill_first``
+    issues the refill at the top of the body instead (the largest correct pending is then
+    S - 1)."""
     t, g = 'memref<64x64xf16, "shared">', 'memref<64x64xf16, "global">'
     lds, gm = f'memref<{stages}x64x64xf16, "shared">', 'memref<80x64x64xf16, "global">'
     lines = [f'func.func @multistage(%n: index, %g: {gm}, %b: memref<64x64xf16, "local">, '
@@ -196,11 +198,14 @@ def cuda_multistage(stages: int, hand: bool) -> str:
               f'    %sn = "tile.slot"(%lds, %nx) : ({lds}, index) -> {t}',
               f'    %sc = "tile.slot"(%lds, %cur) : ({lds}, index) -> {t}',
               f'    %gn = "tile.slot"(%g, %j) : ({gm}, index) -> {g}']
-    lines += [f"    sync.wait_group 0 {{pending = {stages - 2} : i64}}"] if hand else []
+    refill = [f"    tile.load %gn, %sn : {g}, {t}"] + (["    sync.commit_group 0"] if hand else [])
+    pending = stages - 1 if refill_first else stages - 2
+    lines += refill if refill_first else []
+    lines += [f"    sync.wait_group 0 {{pending = {pending} : i64}}"] if hand else []
     lines += [f'    tile.copy %sc, %r : {t}, memref<64x64xf16, "local">',
               '    tile.matmul %r, %b, %acc {accumulate} : memref<64x64xf16, "local">, '
-              'memref<64x64xf16, "local">, memref<64x64xf32, "local">',
-              f"    tile.load %gn, %sn : {g}, {t}"] + (["    sync.commit_group 0"] if hand else [])
+              'memref<64x64xf16, "local">, memref<64x64xf32, "local">']
+    lines += [] if refill_first else refill
     lines += ["  }"] + (["  sync.wait_group 0 {pending = 0 : i64}"] if hand else [])
     return "\n".join(lines + ["  func.return", "}"]) + "\n"
 
@@ -394,10 +399,9 @@ def run() -> str:
              "CUDA (cuda-sm80) multistage `cp.async` loops in CUTLASS's form (S - 1 tiles loaded "
              "before the loop, one group each; iteration i waits for tile i, reads slot i mod S, "
              "refills slot (i + S - 1) mod S): the hand-written waits (pending S - 2, the largest "
-             "correct) against insert-sync on the sync-free twin (`bench_sync.cuda_multistage`). "
-             "insert-sync commits the S - 1 loads before the loop as one group and waits for it "
-             "before the loop (pending 0): the first iteration starts one load later than by hand "
-             "(still conservative, docs/insert-sync.md).", "", *multistage_rows(), "",
+             "correct) against insert-sync on the sync-free twin (`bench_sync.cuda_multistage`; "
+             "the hand form also ends with a `wait_group` pending 0, insert-sync needs none).",
+             "", *multistage_rows(), "",
              "AMD LDS double buffers: insert-sync's local barriers (one before the refill, one "
              "before the reads of each iteration) against the fewest, one at the top of each "
              "iteration (hand form); executed sync ops = barriers (both issuer groups count):",

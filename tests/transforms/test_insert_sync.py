@@ -219,22 +219,29 @@ def test_naive_baseline_is_also_correct():
     _check(text, "ascend-a2", "insert-sync{naive=true}")
 
 
+@pytest.mark.parametrize("refill_first", [False, True])
 @pytest.mark.parametrize("stages", [2, 3, 4])
-def test_multistage_cp_async_loop_waits_once_with_the_largest_pending(stages):
+def test_multistage_cp_async_loop_waits_once_with_the_largest_pending(stages, refill_first):
     """CUTLASS's S-stage cp.async loop (issue 25 item 6): one wait per iteration, before the
-    reader of slot i mod S, with pending S - 2 (the hand-written count, the largest correct);
-    the refill of a slot waits for nothing (same in-order queue, its reader already waited)."""
+    reader of slot i mod S, with pending S - 2 (S - 1 when the refill comes first: the
+    hand-written count, the largest correct); the refill of a slot waits for nothing (same
+    in-order queue, its reader already waited); the S - 1 copies before the loop are one group each and wait for nothing before it (the
+    loop's wait covers each at the iteration that reads it)."""
     sys.path.insert(0, str(pathlib.Path(__file__).parents[2] / "benchmarks"))
     from bench_sync import cuda_multistage
 
     target = load_target("cuda-sm80")
-    synced = _check(cuda_multistage(stages, hand=False), "cuda-sm80", args={"n": stages + 1})
+    synced = _check(cuda_multistage(stages, hand=False, refill_first=refill_first), "cuda-sm80",
+                    args={"n": stages + 1})
     lines = synced.splitlines()
     start = next(k for k, line in enumerate(lines) if "scf.for" in line)
     indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]
     end = lines.index(indent + "}", start)
     body = "\n".join(lines[start:end])
-    assert re.findall(r"sync.wait_group 0 \{pending = (\d+)", body) == [str(stages - 2)]
+    largest = stages - 1 if refill_first else stages - 2
+    assert re.findall(r"sync.wait_group 0 \{pending = (\d+)", body) == [str(largest)]
+    before = "\n".join(lines[:start])
+    assert "sync.wait_group" not in before and before.count("sync.commit_group") == stages - 1
     for trips in (0, 1, 2, stages + 2):
         result = simulate(lower_module(parse_text(synced, "ms.mlir"), target, args={"n": trips}))
         assert result.ok, (trips, result.races, result.deadlock, result.violations)
