@@ -402,9 +402,11 @@ def run() -> str:
              "correct) against insert-sync on the sync-free twin (`bench_sync.cuda_multistage`; "
              "the hand form also ends with a `wait_group` pending 0, insert-sync needs none).",
              "", *multistage_rows(), "",
-             "AMD LDS double buffers: insert-sync's local barriers (one before the refill, one "
-             "before the reads of each iteration) against the fewest, one at the top of each "
-             "iteration (hand form); executed sync ops = barriers (both issuer groups count):",
+             "AMD LDS double buffers (the refill in an `scf.if`): insert-sync's local barriers "
+             "against the fewest, one at the top of each iteration (hand form: insert-sync's "
+             "output with the loop's barriers replaced by that one). Before a barrier could move "
+             "out of a branch, insert-sync put one before the refill and one before the reads "
+             "(30 and 32 executed). Executed sync ops = barriers (both issuer groups count):",
              "", *lds_rows(), "",
              "Naive = one set/wait pair per cross-unit dependence (no implied-dependence removal, no",
              "producer coalescing) and a barrier_all at the end of every loop iteration. Both are",
