@@ -70,11 +70,11 @@ class CallGraph:
             for op in self.calls[name]:
                 callee = callee_name(op)
                 if state.get(callee) == 1:
-                    cycle = path[path.index(callee):] + [name, callee] if callee in path \
-                        else [name, callee]
+                    stack = path + [name]
+                    cycle = stack[stack.index(callee):] + [callee]
                     raise TileschedError(
                         "emit-cpp cannot print 'func.call': recursion ("
-                        + " -> ".join(f"@{n}" for n in _dedupe(cycle)) + "): a device "
+                        + " -> ".join(f"@{n}" for n in cycle) + "): a device "
                         "function's on-chip buffers have one fixed address (a frame per "
                         "function, not a stack), so a recursive call would overwrite them",
                         location_of(op))
@@ -85,14 +85,6 @@ class CallGraph:
         for name in self.functions:
             if name not in state:
                 visit(name, [])
-
-
-def _dedupe(names: list[str]) -> list[str]:
-    out = []
-    for n in names:
-        if not out or out[-1] != n:
-            out.append(n)
-    return out
 
 
 def stack_frames(sizes: dict[str, dict[str, int]]) -> tuple[dict[str, dict[str, int]],
