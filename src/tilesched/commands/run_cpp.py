@@ -25,6 +25,7 @@ from tilesched.commands.sim import add_arg_option
 from tilesched.diagnostics import TileschedError
 from tilesched.emit import harness
 from tilesched.emit.cpp import emit
+from tilesched.ir.text import location_of
 from tilesched.sim.functional import Memory, run_reference
 from tilesched.sim.lower import find_function, lower_module, parse_arg_values
 from tilesched.sim.trace import TraceError
@@ -50,6 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("-p", "--pipeline", default="", metavar="PIPELINE",
                         help="passes to run before emitting, e.g. fuse-tiles,insert-sync")
     add_arg_option(parser)
+    parser.add_argument("--function", metavar="NAME",
+                        help="kernel to run (default: the first function with a body)")
     parser.add_argument("--seed", type=non_negative_int, default=0,
                         help="seed of the random inputs, >= 0 (default 0)")
     parser.add_argument("--pto-isa", metavar="DIR",
@@ -82,11 +85,13 @@ class Prepared:
 
 
 def prepare(module: ModuleOp, transformed: ModuleOp, target: Target, label: str,
-            args: dict[str, int | float], seed: int = 0, source: str = "") -> Prepared:
-    """Emit ``transformed``; inputs and expected outputs from ``module``'s numpy semantics."""
-    fn = find_function(module)
+            args: dict[str, int | float], seed: int = 0, source: str = "",
+            function: str | None = None) -> Prepared:
+    """Emit ``transformed``; inputs and expected outputs from ``module``'s numpy semantics of
+    ``function`` (default: the first function with a body)."""
+    fn = find_function(module, function)
     try:
-        trace = lower_module(module, target, args, strict_args=False)
+        trace = lower_module(module, target, args, function=function, strict_args=False)
     except TraceError as err:
         raise TileschedError(str(err), source or None) from None
     buffers = trace.arguments
@@ -98,7 +103,11 @@ def prepare(module: ModuleOp, transformed: ModuleOp, target: Target, label: str,
     emitted = emit(transformed, target, source)
     kernel = next((k for k in emitted.kernels if k.ir_name == fn.sym_name.data), None)
     if kernel is None:
-        raise TileschedError(f"run-cpp: the pipeline removed @{fn.sym_name.data}")
+        called = any(d for d in emitted.devices if f"// @{fn.sym_name.data}: a device" in d)
+        raise TileschedError(f"run-cpp: @{fn.sym_name.data} is called by another function, so it "
+                             "is a device function, not a kernel (pick a kernel with --function)"
+                             if called else f"run-cpp: the pipeline removed @{fn.sym_name.data}",
+                             location_of(fn))
     if sum(p.is_buffer for p in kernel.params) != len(buffers):
         raise TileschedError("run-cpp: the kernel's buffer arguments differ from the program's")
     case = harness.Case(label, emitted, kernel, inputs, args)
@@ -153,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     harness.find_compiler()
     original, transformed = transform(args.file, target, args.pipeline)
     prepared = prepare(original, transformed, target, args.file, parse_arg_values(args.arg),
-                       args.seed, args.file)
+                       args.seed, args.file, args.function)
     if args.keep:
         compile_seconds, results = run_cases([prepared], pathlib.Path(args.keep), headers)
     else:

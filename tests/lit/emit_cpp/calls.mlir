@@ -15,7 +15,8 @@
 // EQ: : equivalent
 // CHECK:      // @bump: a device function (func.call)
 // CHECK-NEXT: AICORE inline void bump(pto::Tile<pto::TileType::Vec, float, 16, 32, pto::BLayout::RowMajor, 16, 32, pto::SLayout::NoneBox, 512, pto::PadValue::Null>& u, int64_t u_addr, pto::Tile<pto::TileType::Vec, float, 16, 32, pto::BLayout::RowMajor, 16, 32, pto::SLayout::NoneBox, 512, pto::PadValue::Null>& t, int64_t t_addr) {
-// CHECK:        pto::TADD(t, t, u);
+// CHECK:        pto::TEXP(u, u);
+// CHECK-NEXT:   pto::TADD(t, t, t);
 // CHECK:        TASSIGN(h, t_addr + c0 * 128 + c16 * 4);
 // CHECK-NEXT:   pto::TRELU(h, h);
 // CHECK:      // Address plan of scale (bytes; live = op interval):
@@ -26,6 +27,7 @@
 // CHECK-NEXT:   TASSIGN(u, 0);
 // CHECK-NEXT:   pto::TLOAD(u, g);
 // CHECK:        bump(u, 0, t, t_addr);
+// CHECK:        pto::TSTORE(g, u);
 // CHECK:        result0 = c7;
 // CHECK-NEXT: }
 // CHECK:      AICORE inline void bump(pto::Tile<pto::TileType::Vec, float, 16, 32, pto::BLayout::RowMajor, 16, 32, pto::SLayout::NoneBox, 512, pto::PadValue::Null>& u, int64_t u_addr, pto::Tile<pto::TileType::Vec, float, 16, 64, pto::BLayout::RowMajor, 16, 32, pto::SLayout::NoneBox, 512, pto::PadValue::Null>& t, int64_t t_addr) {
@@ -44,7 +46,7 @@
 // CHECK:        TASSIGN(wl, 2048 + c0 * 256 + c0 * 4);
 // CHECK:        int64_t m;
 // CHECK-NEXT:   scale(wl, 2048 + c0 * 256 + c0 * 4, alpha, x1, m);
-func.func @twice(%x: memref<2x16x32xf32, "GM">, %y: memref<16x32xf32, "GM">, %alpha: f32) {
+func.func @twice(%x: memref<2x16x32xf32, "GM">, %y: memref<2x16x32xf32, "GM">, %alpha: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %a = memref.alloc() : memref<16x32xf32, "UB">
@@ -56,23 +58,27 @@ func.func @twice(%x: memref<2x16x32xf32, "GM">, %y: memref<16x32xf32, "GM">, %al
   %wl = tile.view %w[%c0, %c0] {sizes = array<i64: 16, 32>} : memref<16x64xf32, "UB"> -> memref<16x32xf32, "UB">
   tile.load %x0, %wl : memref<16x32xf32, "GM">, memref<16x32xf32, "UB">
   %m = func.call @scale(%wl, %alpha, %x1) : (memref<16x32xf32, "UB">, f32, memref<16x32xf32, "GM">) -> index
-  tile.add %a, %wl, %a : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">, memref<16x32xf32, "UB">
-  tile.store %a, %y : memref<16x32xf32, "UB">, memref<16x32xf32, "GM">
+  %y0 = tile.slot %y[%c0] : memref<2x16x32xf32, "GM"> -> memref<16x32xf32, "GM">
+  %y1 = tile.slot %y[%c1] : memref<2x16x32xf32, "GM"> -> memref<16x32xf32, "GM">
+  tile.store %a, %y0 : memref<16x32xf32, "UB">, memref<16x32xf32, "GM">
+  tile.store %wl, %y1 : memref<16x32xf32, "UB">, memref<16x32xf32, "GM">
   func.return
 }
-// t = t + s * g, then relu on t's right half
+// g = exp(s * g); t = t + t, then relu on t's right half
 func.func @scale(%t: memref<16x32xf32, "UB">, %s: f32, %g: memref<16x32xf32, "GM">) -> index {
   %u = memref.alloc() : memref<16x32xf32, "UB">
   tile.load %g, %u : memref<16x32xf32, "GM">, memref<16x32xf32, "UB">
   tile.muls %u, %s, %u : memref<16x32xf32, "UB">, f32, memref<16x32xf32, "UB">
   func.call @bump(%u, %t) : (memref<16x32xf32, "UB">, memref<16x32xf32, "UB">) -> ()
+  tile.store %u, %g : memref<16x32xf32, "UB">, memref<16x32xf32, "GM">
   %c7 = arith.constant 7 : index
   func.return %c7 : index
 }
 func.func @bump(%u: memref<16x32xf32, "UB">, %t: memref<16x32xf32, "UB">) {
   %c0 = arith.constant 0 : index
   %c16 = arith.constant 16 : index
-  tile.add %t, %u, %t : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">, memref<16x32xf32, "UB">
+  tile.exp %u, %u : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">
+  tile.add %t, %t, %t : memref<16x32xf32, "UB">, memref<16x32xf32, "UB">, memref<16x32xf32, "UB">
   %h = tile.view %t[%c0, %c16] {sizes = array<i64: 16, 16>} : memref<16x32xf32, "UB"> -> memref<16x16xf32, "UB">
   tile.relu %h, %h : memref<16x16xf32, "UB">, memref<16x16xf32, "UB">
   func.return
