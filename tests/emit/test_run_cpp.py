@@ -117,7 +117,8 @@ def test_missing_headers_or_compiler_is_exit_2(monkeypatch, tmp_path, capsys):
 
 
 # (file under tests/lit, pipeline, --function, --arg values): calls (device functions, overloads,
-# nested calls, results), while loops, a kernel's staged UB arguments
+# nested calls, results), while loops, a kernel's staged UB arguments, an opaque tile.call that
+# names a function of the module
 CALLS_AND_WHILES = [
     ("emit_cpp/calls.mlir", "insert-sync", None, {"alpha": 1.5}),
     ("emit_cpp/while.mlir", "fuse-tiles,insert-sync", None, {}),
@@ -125,6 +126,7 @@ CALLS_AND_WHILES = [
     ("insert_sync/calls_while.mlir", "insert-sync", "main", {}),
     ("insert_sync/calls_while.mlir", "insert-sync", "rounds", {}),
     ("insert_sync/calls_while.mlir", "", "rounds", {}),
+    ("emit_cpp/opaque_call.mlir", "insert-sync", "k", {}),
 ]
 
 

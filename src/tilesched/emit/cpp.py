@@ -232,18 +232,18 @@ def emit(module: ModuleOp, target: Target, source: str = "") -> Emitted:
     graph = CallGraph(fns)
     scope = Names()
     fn_names = scope.claim_all([f.sym_name.data for f in fns])
-    callee_ir = sorted({_callee(op) for f in fns for op in f.walk() if isinstance(op, T.CallOp)}
-                       - {f.sym_name.data for f in fns})
-    callee_names = dict(zip(callee_ir, scope.claim_all(callee_ir), strict=True))
-    for f, name in zip(fns, fn_names, strict=True):
-        callee_names.setdefault(f.sym_name.data, name)
+    function_names = {f.sym_name.data: name for f, name in zip(fns, fn_names, strict=True)}
+    # tile.call is opaque (tilesched's semantics: no data change), even when it names a function
+    # of the module: its callee is a declaration of its own, never that function
+    opaque_ir = sorted({_callee(op) for f in fns for op in f.walk() if isinstance(op, T.CallOp)})
+    opaque = dict(zip(opaque_ir, scope.claim_all(opaque_ir), strict=True))
     capacities = {name: s.capacity for name, s in target.spaces.items()
                   if s.capacity is not None and name in TILE_TYPES}
-    unit = _Unit(graph, target, frozenset(scope.used), callee_names, capacities)
+    unit = _Unit(graph, target, frozenset(scope.used), function_names, opaque, capacities)
     sizes = {}
     for f in fns:  # the frame of each device function: the bytes its own plan takes
         if graph.is_device(f):
-            probe = _Function(f, callee_names[f.sym_name.data], target, unit.taken, callee_names,
+            probe = _Function(f, function_names[f.sym_name.data], target, unit.taken, opaque,
                               capacities, unit, device=True)
             probe.analyse()
             sizes[f.sym_name.data] = {r.space: max(o + r.size for q, o in zip(
@@ -255,9 +255,9 @@ def emit(module: ModuleOp, target: Target, source: str = "") -> Emitted:
         if graph.is_device(f):
             continue
         base = reserved if graph.reachable(f.sym_name.data) else {}
-        kernels.append(_Function(f, name, target, unit.taken, callee_names, capacities, unit,
+        kernels.append(_Function(f, name, target, unit.taken, opaque, capacities, unit,
                                  base=base).print())
-    return Emitted(kernels, [callee_names[c] for c in callee_ir], target.name, source, capacities,
+    return Emitted(kernels, [opaque[c] for c in opaque_ir], target.name, source, capacities,
                    unit.devices)
 
 
@@ -267,9 +267,9 @@ class _Unit:
     C++ parameter types)."""
 
     def __init__(self, graph: CallGraph, target: Target, taken: frozenset[str],
-                 callees: dict[str, str], capacities: dict[str, int]):
+                 functions: dict[str, str], opaque: dict[str, str], capacities: dict[str, int]):
         self.graph, self.target, self.taken = graph, target, taken
-        self.callees, self.capacities = callees, capacities
+        self.functions, self.opaque, self.capacities = functions, opaque, capacities
         self.bases: dict[str, dict[str, int]] = {}
         self.devices: list[str] = []
         self.printed: set[tuple[str, tuple[str, ...]]] = set()
@@ -277,11 +277,11 @@ class _Unit:
     def device(self, name: str, signature: list[tuple]) -> str:
         """The C++ name of device function ``@name`` for ``signature`` (printed on first use)."""
         key = (name, tuple(entry[1] for entry in signature))
-        cname = self.callees[name]
+        cname = self.functions[name]
         if key not in self.printed:
             self.printed.add(key)
             fn = self.graph.functions[name]
-            printer = _Function(fn, cname, self.target, self.taken, self.callees, self.capacities,
+            printer = _Function(fn, cname, self.target, self.taken, self.opaque, self.capacities,
                                 self, base=self.bases.get(name, {}), device=True,
                                 signature=signature)
             self.devices.append(printer.print_device())
