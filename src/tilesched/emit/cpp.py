@@ -51,7 +51,7 @@ from tilesched.emit.names import Names
 from tilesched.emit.plan import DoesNotFit, Request, plan
 from tilesched.ir import sync as S
 from tilesched.ir import tile as T
-from tilesched.ir.blocks import functions
+from tilesched.ir.blocks import functions, is_kernel_entry
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import FUSION_GROUP
 from tilesched.ir.types import element_bytes, memory_space, memref_shape
@@ -146,6 +146,7 @@ class Param:
     ctype: str
     shape: tuple[int, ...] | None = None
     dtype: str | None = None
+    output: bool = True  # False: the kernel does not write it back (a kernel entry's UB argument)
 
     @property
     def is_buffer(self) -> bool:
@@ -505,18 +506,23 @@ class _Function:
                         params: list[Param], loads: list[str], stores: list[str]) -> list[str]:
         """A kernel's on-chip (UB) argument: the host can pass global memory only, so the kernel
         takes a global buffer ``NAME_home`` and stages the tile through it: TLOAD at entry,
-        TSTORE at exit (the argument's contents in and out, as tilesched's semantics have them)."""
+        TSTORE at exit (the argument's contents in and out, as tilesched's semantics have them).
+        A kernel entry's (``tile.kernel``) on-chip arguments do not outlive it, and their last
+        reads may carry ``last_use`` flags: they are loaded only, never stored back."""
+        entry = is_kernel_entry(self.fn)
         home = self.names.claim(f"{name}_home")
         params.append(Param(home, arg.name_hint or name, f"__gm__ {element}*", shape,
-                            NUMPY[str(arg.type.element_type)]))
+                            NUMPY[str(arg.type.element_type)], output=not entry))
         gm = _Gm(self.names.claim(f"{name}_gm"), home, "0", shape, _row_major(shape), element)
         k = self.root_of[arg]
         rows, cols = _as_2d(shape)
         chip = _Chip(k, "UB", str(self.offsets[k]), (rows, cols), cols, element)
         self.chip[arg] = chip
         loads.append(f"pto::TLOAD({name}, {gm.name});")
-        stores.append(f"pto::TSTORE({gm.name}, {name});")
-        return [f"// %{arg.name_hint or name} is an on-chip (UB) argument, staged through "
+        if not entry:
+            stores.append(f"pto::TSTORE({gm.name}, {name});")
+        how = "loaded from" if entry else "staged through"
+        return [f"// %{arg.name_hint or name} is an on-chip (UB) argument, {how} "
                 f"{home} in global memory", self.global_tensor(gm, home),
                 *self.declare_tile(chip, name, self.fn)]
 
