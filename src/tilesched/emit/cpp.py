@@ -19,11 +19,17 @@ arguments and scalar arguments:
   RoundMode::CAST_RINT)``...); every op of a fusion group is prefixed by
   ``[[pto::last_use(...)]]``, one 0/1 flag per emitted tile argument in emitted order;
 - sync is ``set_flag`` / ``wait_flag`` on ``PIPE_*`` and ``EVENT_ID*`` (an event given as an
-  ``index`` operand is a computed ``event_t``), ``pipe_barrier``; loops and ifs are C++.
+  ``index`` operand is a computed ``event_t``), ``pipe_barrier``; loops, ifs and while loops
+  are C++;
+- a function some ``func.call`` calls is an ``AICORE inline`` device function (one overload per
+  list of argument types: ``GlobalTensor&``, ``Tile&`` plus its byte address, scalars), its own
+  buffers in a frame below the kernels' (:mod:`.call_graph`); a kernel's UB argument is staged
+  through a global buffer of its own (loaded at entry, stored back unless the kernel is a
+  ``tile.kernel`` entry).
 
 IR the library has no spelling for (a dynamic shape, another family's sync or memory, an op
-without an intrinsic, an on-chip argument, a plan that does not fit) is a located
-:class:`TileschedError` (exit 2, nothing written).
+without an intrinsic, an L1 / L0 argument of a kernel, recursion, a plan that does not fit) is a
+located :class:`TileschedError` (exit 2, nothing written).
 """
 
 from __future__ import annotations
