@@ -43,7 +43,7 @@ def test_good_input_exits_0_and_prints_ir(capsys):
     (["opt", str(GOOD), "-p", "verify{x=1}"], "bad options for pass 'verify'"),
     (["opt", str(GOOD), "-p", "verify{"], "invalid pass pipeline"),
     (["opt", str(GOOD), "--target", "tpu"], "unknown target 'tpu'; valid targets: amd-gfx1250, "
-                                            "amd-gfx950, ascend-910a, ascend-a2, cuda-sm80"),
+                                            "amd-gfx950, ascend-910a, ascend-a2, ascend-a2-mix, cuda-sm80"),
     (["opt", str(GOOD), "--target", "missing.toml"], "target file 'missing.toml' does not exist"),
 ])
 def test_usage_errors_exit_2(argv, message, capsys):

@@ -15,7 +15,7 @@ from cpp_tools import require
 
 from tilesched.cli import main
 from tilesched.commands.run_cpp import run_cases
-from tilesched.examples import EXAMPLES, example_path
+from tilesched.examples import ALL_EXAMPLES, example_path
 
 LIT = pathlib.Path(__file__).resolve().parents[1] / "lit" / "emit_cpp"
 
@@ -33,7 +33,7 @@ def _check(prepared, tmp_path, optimize="-O0"):
     return table
 
 
-SMALL = sorted(e.name for e in EXAMPLES
+SMALL = sorted(e.name for e in ALL_EXAMPLES
                if e.target.startswith("ascend") and e.name not in cpp_cases.LARGE)
 
 
@@ -51,7 +51,7 @@ def test_double_buffered_gemms_compile_run_and_equal_numpy_semantics(tmp_path):
     ascend-a2 twice over, so modulo-schedule,software-pipeline refuses them (or, with hand sync
     ops in the loop, cannot move them): exit 2 at the pass, nothing to run."""
     require()
-    large = [name for name in cpp_cases.LARGE if name in {e.name for e in EXAMPLES}]
+    large = [name for name in cpp_cases.LARGE if name in {e.name for e in ALL_EXAMPLES}]
     if not large:
         pytest.skip("the double-buffered GEMM examples are not on this branch")
     refused: list[tuple[str, str, str]] = []
@@ -93,6 +93,26 @@ def test_scalar_forms_fills_and_subs_compute_what_numpy_does(capsys):
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and [o["name"] for o in report["outputs"]] == ["x", "y"]
     assert all(o["equal"] for o in report["outputs"])
+
+
+@pytest.mark.parametrize("vrow, vcol", [(5, 7), (40, 32), (0, 3)])
+def test_valid_regions_compute_what_numpy_does(capsys, vrow, vcol):
+    """valid_region.mlir: tiles with run-time valid rows/cols (clamped, whole, empty)."""
+    require()
+    code = main(["run-cpp", str(LIT / "valid_region.mlir"), "-p", "fuse-tiles,insert-sync",
+                 "--arg", f"vrow={vrow}", "--arg", f"vcol={vcol}", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and [o["name"] for o in report["outputs"]] == ["x", "y", "s"]
+    assert all(o["equal"] for o in report["outputs"])
+
+
+def test_a_valid_region_per_iteration_computes_what_numpy_does(capsys):
+    """valid_region_loop.mlir: the valid rows are the loop's induction variable."""
+    require()
+    code = main(["run-cpp", str(LIT / "valid_region_loop.mlir"), "-p", "fuse-tiles,insert-sync",
+                 "--arg", "vr=7", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and all(o["equal"] for o in report["outputs"])
 
 
 def test_two_live_tiles_at_one_address_compute_wrong_numbers(monkeypatch, capsys):

@@ -92,7 +92,16 @@ def _sync_kernel(target: str) -> Kernel:
     """A kernel with the sync ops of ``target``'s family (plus sched_barrier)."""
     k = Kernel(f"sync_{target.replace('-', '_')}", target=target)
     family = load_target(target).sync
-    if family == "flags":
+    if load_target(target).cores:
+        k.set_flag("AIV0.MTE2", "AIV0.V", 0)
+        k.wait_flag("AIV0.MTE2", "AIV0.V", 0)
+        k.cross_set("AIC", "AIV0", 15, unit="FIX")
+        k.cross_wait("AIC", "AIV0", 15)
+        for i in k.range(3, name="i"):
+            ident = i % 2 + 4
+            k.cross_set("AIV0", "AIC", ident.named("id"), unit="MTE3")
+            k.cross_wait("AIV0", "AIC", ident)
+    elif family == "flags":
         k.set_flag("MTE2", "V", 0)
         k.wait_flag("MTE2", "V", 0)
         for i in k.range(3, name="i"):
@@ -116,14 +125,14 @@ def _sync_kernel(target: str) -> Kernel:
     return k
 
 
-@pytest.mark.parametrize("target", ["ascend-a2", "cuda-sm80", "amd-gfx950"])
+@pytest.mark.parametrize("target", ["ascend-a2", "cuda-sm80", "amd-gfx950", "ascend-a2-mix"])
 def test_sync_ops_verify_on_their_target(target):
     _round_trips(_sync_kernel(target).module())
 
 
 def test_every_sync_op_is_covered():
     names = set()
-    for target in ("ascend-a2", "cuda-sm80", "amd-gfx950"):
+    for target in ("ascend-a2", "cuda-sm80", "amd-gfx950", "ascend-a2-mix"):
         names |= _op_names(_sync_kernel(target).module())
     assert {op.name for op in SYNC_OPS} <= names
 
@@ -136,6 +145,29 @@ def test_sync_op_syntax():
     assert 'sync.cond_barrier "low" local' in text
     assert 'sync.set_flag "MTE2" -> "V", 0' in _sync_kernel("ascend-a2").text()
     assert 'sync.wait_flag "MTE2" -> "V", %ev' in _sync_kernel("ascend-a2").text()
+    mix = _sync_kernel("ascend-a2-mix").text()
+    assert 'sync.cross_set "AIC" -> "AIV0", 15 after "FIX"' in mix
+    assert 'sync.cross_wait "AIV0" -> "AIC", %id' in mix
+    assert 'sync.set_flag "AIV0.MTE2" -> "AIV0.V", 0' in mix
+
+
+def test_a_cross_core_id_operand_over_the_limit_is_reported_at_the_callers_line():
+    k = Kernel("k", target="ascend-a2-mix")
+    for i in k.range(4, name="i"):
+        k.cross_set("AIC", "AIV0", i % 4 + 13, unit="FIX")
+    with pytest.raises(TileschedError, match=r"test_dsl.py:\d+:\d+: error: .*can be 16 \(it "
+                       r"takes 13\.\.16\), but target 'ascend-a2-mix' has 16 cross-core flag ids"):
+        k.module()
+
+
+def test_core_annotation_routes_and_is_checked():
+    k = Kernel("k", target="ascend-a2-mix")
+    g = k.arg("g", (16, 16), "f16", "GM")
+    ub = k.alloc((16, 16), "f16", "UB", name="ub")
+    k.load(g, ub, core="AIC")
+    with pytest.raises(TileschedError, match=r"test_dsl.py:\d+:\d+: error: 'tile.load' core "
+                       r"\"AIC\" does not own space \"UB\""):
+        k.module()
 
 
 def test_an_event_id_operand_out_of_range_is_reported_at_the_callers_line():
@@ -401,3 +433,19 @@ def test_structural_verification_runs_without_a_target():
     verify_module(k.module())  # spaces are only checked against a target
     err = _error(lambda: verify_module(k.module(), load_target("ascend-a2")))
     assert 'unknown memory space "nowhere"' in err.message
+
+
+def test_a_view_with_a_valid_region_prints_and_verifies():
+    """``buf.view(..., valid=...)``: run-time and constant extents, checked by the verifier."""
+    k = Kernel("v", target="ascend-a2")
+    a, b = k.arg("a", (32, 32), "f32", "UB"), k.arg("b", (32, 32), "f32", "UB")
+    rows = k.index_arg("vr")
+    k.exp(a.view((0, 0), (32, 32), valid=(rows, 16), name="va"),
+          b.view((0, 0), (32, 32), valid=(rows, 16), name="vb"))
+    text = k.text()
+    assert "tile.view %a[%c0, %c0] valid [%vr, %c16]" in text
+    verify_module(parse_text(text, "v.mlir"), load_target("ascend-a2"))
+    bad = Kernel("w", target="ascend-a2")
+    x = bad.arg("x", (32, 32), "f32", "UB")
+    with pytest.raises(TileschedError, match="valid extent 40 in dim 0 is outside 0..32"):
+        x.view((0, 0), (32, 32), valid=(40, 16))

@@ -24,6 +24,8 @@ from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from nested_programs import nests  # noqa: E402
 from test_sim_steady_nested import check_nest  # noqa: E402
 
+FIRST_ERROR = pathlib.Path("steady_campaign_first_error.txt")
+
 
 class _OutOfTime(Exception):
     pass
@@ -45,6 +47,12 @@ def campaign(seed_value: int, minutes: float, stats: Counter) -> str | None:
             steady = check_nest(nest)
         except AssertionError:
             stats["disagreements seen (before shrinking)"] += 1
+            raise
+        except Exception:
+            # an internal error: keep the first unshrunk example, in case shrinking runs out of time
+            stats["internal errors seen (before shrinking)"] += 1
+            if not FIRST_ERROR.exists():
+                FIRST_ERROR.write_text(repr(nest) + "\n")
             raise
         if steady is None:
             stats["refused by the sync pass"] += 1

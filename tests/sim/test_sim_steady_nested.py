@@ -117,3 +117,17 @@ def test_pinned_loop_nests(nest):
     extrapolated = 0 if nest.family == "amd" else 2
     assert len({entry["loop"] for entry in steady.steady_state}) == extrapolated
     assert steady.ok == (nest.fault == "")
+
+
+def test_a_skip_to_the_iteration_the_lowering_is_about_to_lower():
+    """Campaign seed 102: the lagging group's target iteration is the one the lowering stood
+    at the start of, so the jump moved nothing and the lowering went on without re-marking the
+    iteration; the stream then could not find its chunks ("the lowering did not repeat its
+    chunks"). Steady and full agree and the inner loop is extrapolated."""
+    nest = Nest("amd", "insert-sync", (10, 10, 10), 1,
+                ((("store", "compute"), ("if",)), (("if", "if", "compute"), ("if",)),
+                 (("if", "compute", "feedback"), ())),
+                (5, 0, 1, 2, 1, 7, 8, 2, 8, 4, 2, 11, 10, 8, 1, 7), "", (3, 0))
+    steady = check_nest(nest)
+    assert steady.ok
+    assert any(entry["skipped_iterations"] > 0 for entry in steady.steady_state)

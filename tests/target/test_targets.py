@@ -32,7 +32,8 @@ unit = "V"
 
 
 def test_builtin_targets_match_the_contract():
-    assert builtin_target_names() == ["amd-gfx1250", "amd-gfx950", "ascend-910a", "ascend-a2", "cuda-sm80"]
+    assert builtin_target_names() == ["amd-gfx1250", "amd-gfx950", "ascend-910a", "ascend-a2",
+                                    "ascend-a2-mix", "cuda-sm80"]
     a2, a910 = load_target("ascend-a2"), load_target("ascend-910a")
     assert (a2.event_limit, a910.event_limit) == (8, 4)
     assert set(a2.spaces) == {"GM", "L1", "L0A", "L0B", "L0C", "UB"}

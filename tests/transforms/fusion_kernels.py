@@ -28,17 +28,28 @@ _EXPAND = ("rowexpand_sub", "rowexpand_mul")
 _REDUCE = ("rowsum", "rowmax")
 
 
+# Valid regions of the kernels with ``valid=True``: each compute op uses one class for all its
+# operands (the verifier requires provably equal extents): the whole tile, or the views
+# ``%t<k><c>`` / ``%r<k><c>`` with valid rows ``%va`` or ``%vb`` (function arguments: never
+# proven equal) and valid columns ``%vc``.
+VALID_CLASSES = ("", "A", "B")
+_VALID_ROWS = {"A": "%va", "B": "%vb"}
+
+
 @st.composite
-def vector_kernel(draw, loop: bool = False) -> str:
-    """MLIR text of a random kernel on the ascend V pipe (straight-line or one loop)."""
+def vector_kernel(draw, loop: bool = False, valid: bool = False) -> str:
+    """MLIR text of a random kernel on the ascend V pipe (straight-line or one loop); with
+    ``valid``, compute ops work on valid regions of the tiles (``VALID_CLASSES``)."""
     slots = draw(st.integers(2, 3)) if loop else 1
     trips = slots if loop else 1
     count = draw(st.integers(3, 12))
-    body = [_op(draw, k) for k in range(count)]
+    classes = VALID_CLASSES if valid else ("",)
+    body = [_op(draw, k, draw(st.sampled_from(classes))) for k in range(count)]
     iv = "%i" if loop else "%c0"
+    extra = ", %va: index, %vb: index, %vc: index" if valid else ""
     lines = [
         f'func.func @k(%x: memref<{slots}x16x32xf32, "GM">, %y: memref<{slots}x16x32xf32, "GM">,'
-        f' %z: {GM_TILE}) {{',
+        f' %z: {GM_TILE}{extra}) {{',
         "  %c0 = arith.constant 0 : index",
         "  %c1 = arith.constant 1 : index",
         f"  %ctrips = arith.constant {trips} : index",
@@ -47,6 +58,12 @@ def vector_kernel(draw, loop: bool = False) -> str:
         *[f"  %r{k} = memref.alloc() : {ROW}" for k in range(ROWS)],
         f"  tile.load %z, %t0 : {GM_TILE}, {TILE}",
     ]
+    for c in classes[1:]:
+        rows = _VALID_ROWS[c]
+        lines += [f"  %t{k}{c} = tile.view %t{k}[%c0, %c0] valid [{rows}, %vc] {{sizes = "
+                  f"array<i64: 16, 32>}} : {TILE} -> {TILE}" for k in range(TILES)]
+        lines += [f"  %r{k}{c} = tile.view %r{k}[%c0, %c0] valid [{rows}, %c1] {{sizes = "
+                  f"array<i64: 16, 1>}} : {ROW} -> {ROW}" for k in range(ROWS)]
     inner = [
         f'%xs = tile.slot %x[{iv}] : memref<{slots}x16x32xf32, "GM"> -> {GM_TILE}',
         f'%ys = tile.slot %y[{iv}] : memref<{slots}x16x32xf32, "GM"> -> {GM_TILE}',
@@ -63,12 +80,14 @@ def vector_kernel(draw, loop: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _op(draw, k: int) -> str:
-    """One random op of the body (ops read and write the tiles %t*, rows %r*, slots of GM)."""
-    tile = lambda: f"%t{draw(st.integers(0, TILES - 1))}"  # noqa: E731
-    row = lambda: f"%r{draw(st.integers(0, ROWS - 1))}"  # noqa: E731
+def _op(draw, k: int, valid: str = "") -> str:
+    """One random op of the body (ops read and write the tiles %t*, rows %r*, slots of GM);
+    compute ops use the views of valid-region class ``valid`` (moves and calls whole tiles)."""
     kind = draw(st.sampled_from(["load", "store", "binary", "binary", "unary", "scalar",
                                  "reduce", "expand", "fill", "copy", "call"]))
+    valid = valid if kind not in ("load", "store", "copy", "call") else ""
+    tile = lambda: f"%t{draw(st.integers(0, TILES - 1))}{valid}"  # noqa: E731
+    row = lambda: f"%r{draw(st.integers(0, ROWS - 1))}{valid}"  # noqa: E731
     if kind == "load":
         return f"tile.load %xs, {tile()} : {GM_TILE}, {TILE}"
     if kind == "store":

@@ -4,6 +4,7 @@ races, deadlocks and sync violations, and compute what the unsynchronized progra
 from __future__ import annotations
 
 import pathlib
+import re
 import sys
 import tempfile
 
@@ -137,15 +138,16 @@ def _two_ids_target() -> str:
     return str(path)
 
 
-def _check(text: str, target_name: str, pipeline: str = "insert-sync") -> str:
+def _check(text: str, target_name: str, pipeline: str = "insert-sync", args=None) -> str:
     target = load_target(_two_ids_target() if target_name == "two-ids" else target_name)
     original = parse_text(text, "random.mlir")
     synced = parse_text(text, "random.mlir")
     run_pipeline(synced, parse_pass_pipeline(pipeline), TileContext(target))
     synced_text = print_module(synced)
-    result = simulate(lower_module(parse_text(synced_text, "synced.mlir"), target))
+    result = simulate(lower_module(parse_text(synced_text, "synced.mlir"), target, args=args))
     assert result.ok, (synced_text, result.races, result.deadlock, result.violations)
-    verdict = equivalent(lower_module(original, target), lower_module(synced, target))
+    verdict = equivalent(lower_module(original, target, args=args),
+                         lower_module(synced, target, args=args))
     assert verdict.equivalent, (synced_text, verdict.mismatches, verdict.problems)
     return synced_text
 
@@ -215,3 +217,31 @@ def test_examples_are_race_free_and_equivalent_after_insert_sync(name):
 def test_naive_baseline_is_also_correct():
     text = pathlib.Path(example_path("ascend_gemm")).read_text()
     _check(text, "ascend-a2", "insert-sync{naive=true}")
+
+
+@pytest.mark.parametrize("refill_first", [False, True])
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_multistage_cp_async_loop_waits_once_with_the_largest_pending(stages, refill_first):
+    """CUTLASS's S-stage cp.async loop (issue 25 item 6): one wait per iteration, before the
+    reader of slot i mod S, with pending S - 2 (S - 1 when the refill comes first: the
+    hand-written count, the largest correct); the refill of a slot waits for nothing (same
+    in-order queue, its reader already waited); the S - 1 copies before the loop are one group each and wait for nothing before it (the
+    loop's wait covers each at the iteration that reads it)."""
+    sys.path.insert(0, str(pathlib.Path(__file__).parents[2] / "benchmarks"))
+    from bench_sync import cuda_multistage
+
+    target = load_target("cuda-sm80")
+    synced = _check(cuda_multistage(stages, hand=False, refill_first=refill_first), "cuda-sm80",
+                    args={"n": stages + 1})
+    lines = synced.splitlines()
+    start = next(k for k, line in enumerate(lines) if "scf.for" in line)
+    indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]
+    end = lines.index(indent + "}", start)
+    body = "\n".join(lines[start:end])
+    largest = stages - 1 if refill_first else stages - 2
+    assert re.findall(r"sync.wait_group 0 \{pending = (\d+)", body) == [str(largest)]
+    before = "\n".join(lines[:start])
+    assert "sync.wait_group" not in before and before.count("sync.commit_group") == stages - 1
+    for trips in (0, 1, 2, stages + 2):
+        result = simulate(lower_module(parse_text(synced, "ms.mlir"), target, args={"n": trips}))
+        assert result.ok, (trips, result.races, result.deadlock, result.violations)

@@ -75,12 +75,15 @@ def _op_error(op: Operation, seen_orders: dict, domains: dict) -> str | None:
             where = location_of(first)
             return (f"fusion group {group} has tile.fusion_order {order} twice (first"
                     f"{' at ' + str(where) if where else ''})")
-    earlier = domains.setdefault(group, (op, semantics.domain))
+    earlier = domains.setdefault(group, (op, semantics.domain, semantics.valid))
     if earlier[1] != semantics.domain:
         shape = "x".join(map(str, semantics.domain or ())) or "no static shape"
         other = "x".join(map(str, earlier[1] or ())) or "no static shape"
         return (f"fusion group {group} mixes iteration domains: '{op.name}' iterates over {shape},"
                 f" '{earlier[0].name}' over {other}")
+    if earlier[2] != semantics.valid:
+        return (f"fusion group {group} mixes valid regions: those of '{op.name}' and "
+                f"'{earlier[0].name}' cannot be proven equal")
     return _last_use_error(op)
 
 

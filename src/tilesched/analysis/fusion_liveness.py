@@ -21,7 +21,8 @@ reads generate. The verdict of a static op is the AND over all its dynamic insta
   united with the body's own live-in, which is the fixpoint for gen/kill transfer functions;
 - both branches of an ``scf.if`` are walked and their live-ins united;
 - a region the analysis cannot evaluate (an unknown offset) reads the whole root and kills
-  nothing; an op it does not know reads every buffer it touches; a ``memref.alloc`` kills its
+  nothing; a write through a valid region (``tile.view ... valid``) that may be smaller than
+  its window kills nothing either (it may leave part of the window as it was); an op it does not know reads every buffer it touches; a ``memref.alloc`` kills its
   buffer (each execution makes a fresh one).
 
 The same walk records whether what an op writes *escapes* its block: whether some element of it
@@ -46,6 +47,7 @@ from tilesched.analysis.regions import Region, root_region
 from tilesched.ir.blocks import is_kernel_entry
 from tilesched.ir.tile import CallOp, TileOp
 from tilesched.ir.types import memory_space, memref_shape
+from tilesched.ir.valid import is_partial
 
 INSTANCE_BUDGET = 400_000  # op instances walked at most before loops are summarized
 
@@ -95,7 +97,7 @@ class _Walker:
         self.budget = budget
         self.opaque = _has_opaque_memrefs(function)
         self.local = {op.memref for op in function.walk() if isinstance(op, memref.AllocOp)}
-        self.operands: dict[Operation, tuple[list[_Operand], int]] = {}  # per tile op, once
+        self.operands: dict[Operation, tuple[list[_Operand], int, bool]] = {}  # per tile op, once
         self.described: dict[SSAValue, _Operand] = {}  # per memref value, once
         self.shapes: dict[SSAValue, tuple[int, ...]] = {}  # per root
         self.bits: dict[tuple[tuple[int, ...], Box], int] = {}  # (root shape, box) -> bitset
@@ -163,9 +165,10 @@ class _Walker:
     # ---------------------------------------------------------------- tile ops
 
     def tile(self, op: TileOp, env: dict, live: Live, exit_live: Live | None, record: bool) -> None:
-        operands, reads = self.tile_operands(op)
+        operands, reads, partial = self.tile_operands(op)
         written, fixed = operands[-1]
-        write_box = fixed if fixed is not None else _box(written, env)
+        # a write through a valid region may leave part of its window as it was: it kills nothing
+        write_box = None if partial else fixed if fixed is not None else _box(written, env)
         if record:
             flags = [self.judge(operand, written, write_box, env, live)
                      for operand in operands[:reads]]
@@ -181,13 +184,15 @@ class _Walker:
         for region, fixed in operands[:reads]:
             self.gen(live, region, fixed if fixed is not None else _box(region, env))
 
-    def tile_operands(self, op: TileOp) -> tuple[list[_Operand], int]:
-        """The memref operands of ``op`` (region, constant box) and how many it reads."""
+    def tile_operands(self, op: TileOp) -> tuple[list[_Operand], int, bool]:
+        """The memref operands of ``op`` (region, constant box), how many it reads and whether
+        its write may cover only part of its region (a valid region, ``ir/valid.py``)."""
         found = self.operands.get(op)
         if found is None:
             memrefs = [v for v in op.operands if isinstance(v.type, MemRefType)]
             found = self.operands[op] = ([self.describe(v) for v in memrefs],
-                                         len(op.read_operands()))
+                                         len(op.read_operands()),
+                                         bool(memrefs) and is_partial(memrefs[-1]))
         return found
 
     def describe(self, value: SSAValue) -> _Operand:

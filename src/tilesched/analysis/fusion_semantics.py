@@ -16,7 +16,10 @@ Every op falls in one class:
 
 A compute op's *iteration domain* is the static shape it iterates over: its input's shape
 (a row reduction belongs to its input's domain, not to its ``Mx1`` output's; ``fill`` to its
-destination's). An op with a dynamic or missing shape has no domain and is not fused. This
+destination's), together with that operand's *valid region* (``tile.view ... valid``, keyed by
+:func:`tilesched.ir.valid.valid_region`: two ops share a domain only when their valid extents
+provably agree, as the verifier already requires of one op's operands). An op with a dynamic or
+missing shape has no domain and is not fused. This
 table mirrors the anchor's FusionOpSemantics idea (seed 002) with tilesched's op set.
 """
 
@@ -32,6 +35,7 @@ from xdsl.ir import Operation
 from xdsl.traits import IsTerminator
 
 from tilesched.ir import tile as T
+from tilesched.ir.valid import valid_region
 
 COMPUTE = "compute"
 LOCAL_BOUNDARY = "local-boundary"
@@ -56,6 +60,7 @@ class OpSemantics:
     kind: str
     domain: tuple[int, ...] | None = None
     reason: str = ""
+    valid: tuple | None = None  # the domain's valid extents (ir/valid.py keys)
 
     @property
     def fusible(self) -> bool:
@@ -76,8 +81,11 @@ def op_semantics(op: Operation) -> OpSemantics:
     kind = _class_kind(type(op))
     if kind == COMPUTE:
         domain = iteration_domain(op)
-        reason = "" if domain is not None else "its operands have no static shape"
-        return OpSemantics(COMPUTE, domain, reason)
+        if domain is None:
+            return OpSemantics(COMPUTE, None, "its operands have no static shape")
+        memrefs = [v for v in op.operands if isinstance(v.type, MemRefType)]
+        anchor = memrefs[-1] if isinstance(op, T.FillOp | T.FillsOp) else memrefs[0]
+        return OpSemantics(COMPUTE, domain, "", valid_region(anchor))
     if kind == LOCAL_BOUNDARY:
         return OpSemantics(LOCAL_BOUNDARY, None, "a reshape changes the iteration domain")
     if kind == MOVABLE:

@@ -87,7 +87,14 @@ def local_barrier_points(block: Block, target: Target) -> list[Operation]:
 def _walk(block: Block, pending: Pending, target: Target, apply: list | None) -> Pending:
     """The pending set after ``block``; with ``apply`` (a list), the barrier points found are
     appended to it (each block is walked with it once; fixed-point walks pass None)."""
-    ops, skip = body_ops(block), 0
+    return _walk_ops(body_ops(block), pending, target, apply)
+
+
+def _walk_ops(ops: list[Operation], pending: Pending, target: Target, apply: list | None,
+              lookahead: bool = True) -> Pending:
+    """:func:`_walk` over ``ops``; ``lookahead=False`` never hoists a barrier out of a
+    conditional (the walk that judges a hoist)."""
+    skip = 0
     for index, op in enumerate(ops):
         if index < skip:
             continue
@@ -99,11 +106,7 @@ def _walk(block: Block, pending: Pending, target: Target, apply: list | None) ->
         elif isinstance(op, scf.WhileOp):
             pending = _walk_while(op, pending, target, apply)
         elif op.regions:
-            exits = [_walk(inner, pending, target, apply)
-                     for region in op.regions for inner in region.blocks]
-            if len(exits) == 1:  # an scf.if without else may skip its body
-                exits.append(pending)
-            pending = tuple(a for exit_set in exits for a in exit_set)
+            pending = _walk_conditional(op, ops[index + 1:], pending, target, apply, lookahead)
         elif op.name == "sync.barrier" and "local" in op.properties:
             pending = _after_barrier(pending, target)
         elif op.name == "sync.wait_group":
@@ -121,6 +124,40 @@ def _walk(block: Block, pending: Pending, target: Target, apply: list | None) ->
             if unit_kind(op, target)[1] in ("lds", "async") or isinstance(op, func.CallOp):
                 pending = pending + tuple(a for a in accesses if not is_private(a.region))
     return pending
+
+
+def _branches(op: Operation, pending: Pending, target: Target, apply: list | None) -> Pending:
+    """The union of the exit sets of a conditional's branches (entered with ``pending``)."""
+    exits = [_walk(inner, pending, target, apply)
+             for region in op.regions for inner in region.blocks]
+    if len(exits) == 1:  # an scf.if without else may skip its body
+        exits.append(pending)
+    return tuple(a for exit_set in exits for a in exit_set)
+
+
+def _walk_conditional(op: Operation, rest: list[Operation], pending: Pending, target: Target,
+                      apply: list | None, lookahead: bool) -> Pending:
+    """A conditional. When a branch needs a barrier, one barrier before the conditional may do
+    better: it also clears what the other branches (or the skipped body) would leave pending
+    for the ops after it (an LDS double buffer whose refill sits in an ``scf.if``: the refill's
+    barrier and the reads' barrier become one). It goes there when that gives fewer barriers in
+    the conditional and the rest of the block (static count; the hoisted barrier also runs when
+    no branch needed one, so a tie keeps the barriers inside)."""
+    if lookahead:
+        inside: list = []
+        exit_set = _branches(op, pending, target, inside)
+        cleared = _after_barrier(pending, target)
+        if inside and len(cleared) < len(pending):
+            inside_hoisted: list = []
+            exit_hoisted = _branches(op, cleared, target, inside_hoisted)
+            later, later_hoisted = [], []
+            _walk_ops(rest, exit_set, target, later, lookahead=False)
+            _walk_ops(rest, exit_hoisted, target, later_hoisted, lookahead=False)
+            if 1 + len(inside_hoisted) + len(later_hoisted) < len(inside) + len(later):
+                if apply is not None:
+                    apply.append(op)
+                return _branches(op, cleared, target, apply)
+    return _branches(op, pending, target, apply)
 
 
 def _warp_span(span: list, pending: Pending, target: Target, apply: list | None) -> Pending:

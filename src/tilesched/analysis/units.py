@@ -3,28 +3,51 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Generic, TypeVar
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, StringAttr
 from xdsl.ir import Operation
 
 from tilesched.analysis.fusion_cost import fused_op_cycles
+from tilesched.diagnostics import TileschedError
+from tilesched.ir.text import location_of
 from tilesched.ir.tile import FUSION_GROUP, SlotOp, StageBorderOp, TileOp, ViewOp
 from tilesched.ir.types import element_bytes, element_type_name, memory_space, memref_shape
+from tilesched.target.cores import CORE_ATTRIBUTE, CoreRoutingError, qualified, route_core
 from tilesched.target.model import OperandShape, Route, Target
 
 
 def op_route(op: Operation, target: Target) -> Route | None:
-    """The routing rule for a tile op, or None for ops that run on no unit."""
+    """The routing rule for a tile op, or None for ops that run on no unit. On a target with
+    cores its unit is the instance on the op's core (``AIV0.V``, :func:`op_core`)."""
     if not isinstance(op, TileOp) or isinstance(op, ViewOp | SlotOp | StageBorderOp):
         return None
     if op.pipe is not None:
-        return Route(ops=(op.name,), unit=op.pipe.data)
-    reads = tuple(memory_space(v.type) for v in op.memref_operands[:-1])
-    written = op.written()
-    dst = memory_space(written.type) if written is not None and op.memref_operands else None
-    return target.route(op.name, reads, dst)
+        rule = Route(ops=(op.name,), unit=op.pipe.data)
+    else:
+        reads = tuple(memory_space(v.type) for v in op.memref_operands[:-1])
+        written = op.written()
+        dst = memory_space(written.type) if written is not None and op.memref_operands else None
+        rule = target.route(op.name, reads, dst)
+    if rule is None or not target.cores or rule.unit in target.units:
+        return rule
+    return replace(rule, unit=qualified(op_core(op, target, rule.unit), rule.unit))
+
+
+def op_core(op: Operation, target: Target, unit: str) -> str:
+    """The core of ``target`` that runs tile op ``op`` on (unqualified) ``unit``: the routing
+    rule of :func:`tilesched.target.cores.route_core` on the op's local spaces and its
+    ``tile.core`` annotation. Raises a located :class:`TileschedError` when no core can."""
+    local = [s for v in op.operands if isinstance(v.type, MemRefType)
+             and (s := memory_space(v.type)) in target.spaces and not target.spaces[s].is_global]
+    annotation = op.attributes.get(CORE_ATTRIBUTE)
+    wanted = annotation.data if isinstance(annotation, StringAttr) else None
+    try:
+        return route_core(target.cores, local, unit, wanted)
+    except CoreRoutingError as err:
+        raise TileschedError(f"'{op.name}' {err}", location_of(op)) from None
 
 
 def op_cycles(op: Operation, target: Target, rule: Route | None = None) -> int:
@@ -94,8 +117,8 @@ Answer = TypeVar("Answer")
 
 
 class PerSignature(Generic[Answer]):
-    """``compute(op)`` remembered per op name and operand types, for ops whose answer depends on
-    nothing else (no regions, properties or attributes): large blocks repeat a few signatures
+    """``compute(op)`` remembered per op name, operand types and ``tile.core`` annotation, for ops
+    whose answer depends on nothing else (no regions or properties): large blocks repeat a few signatures
     thousands of times. Types are compared by identity (the parser shares one object per
     spelling) and kept alive with the answer, so their ids stay theirs."""
 
@@ -105,7 +128,8 @@ class PerSignature(Generic[Answer]):
 
     def __call__(self, op: Operation) -> Answer:
         types = tuple(v.type for v in op.operands)
-        key = (op.name, tuple(map(id, types)))
+        # a tile.core annotation (split-core targets) changes the unit: part of the signature
+        key = (op.name, tuple(map(id, types)), op.attributes.get(CORE_ATTRIBUTE))
         known = self._known.get(key)
         if known is None:
             known = self._known[key] = (self._compute(op), types)

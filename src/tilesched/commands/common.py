@@ -14,6 +14,7 @@ from tilesched.diagnostics import TileschedErrors
 from tilesched.input_files import DEFAULT_MAX_INPUT_BYTES, read_text
 from tilesched.ir import parse_text, verify_module
 from tilesched.target import Target, builtin_target_names, load_target
+from tilesched.target.cores import refuse_cores
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,6 +95,15 @@ def check_run_size(modules: list[ModuleOp], target: Target, args: argparse.Names
 
 def target_from_args(args: argparse.Namespace) -> Target:
     return load_target(args.target)
+
+
+def simulated_target(target: Target) -> Target:
+    """``target`` if the simulator can run it; a split-core target (``ascend-a2-mix``) is
+    refused with a located error: the simulator does not model cores yet (issue 30, phase B)."""
+    refuse_cores(target, "the simulator does not model cores yet (per-core issuers and "
+                         "cross-core flags: issue 30, phase B), so sim, equiv, report, demo and "
+                         "tune cannot run it; verify, insert-sync, emit-cpp and run-cpp can")
+    return target
 
 
 def non_negative_int(text: str) -> int:

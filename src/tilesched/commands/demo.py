@@ -17,6 +17,7 @@ import json
 import time
 from dataclasses import dataclass
 
+from tilesched.commands.common import simulated_target
 from tilesched.diagnostics import TileschedError
 from tilesched.examples import example_names, example_path, get_example
 from tilesched.ir import parse_file, parse_text, print_module, verify_module
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 def _demo(kernel: str, target_name: str | None, flows: list | None = None, title: str = ""):
     """Rows of one kernel: (JSON data, table text, every synchronized row correct)."""
     example = get_example(kernel)
-    target = load_target(target_name or example.target)
+    target = simulated_target(load_target(target_name or example.target))
     source = str(example_path(example.name))
     original = parse_file(source)
     verify_module(original, target)

@@ -19,6 +19,7 @@ from tilesched.commands.common import (
     check_run_size,
     load_verified,
     non_negative_int,
+    simulated_target,
     target_from_args,
 )
 from tilesched.commands.sim import add_arg_option, lower_file
@@ -60,7 +61,7 @@ def _run(args: argparse.Namespace, shown: PhaseProgress) -> int:
     if args.a == "-" and args.b == "-":
         raise TileschedError("A and B are both standard input ('-'); it can be read once: "
                              "give at least one of them as a file")
-    target = target_from_args(args)
+    target = simulated_target(target_from_args(args))
     modules = [load_verified(path, target) for path in (args.a, args.b)]
     check_run_size(modules, target, args, "equiv")
     shown.phase("lowering A and B")

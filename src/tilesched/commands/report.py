@@ -21,6 +21,7 @@ from tilesched.commands.common import (
     add_memory_option,
     check_run_size,
     read_verified,
+    simulated_target,
     target_from_args,
     write_output,
 )
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, shown: PhaseProgress) -> int:
-    target = target_from_args(args)
+    target = simulated_target(target_from_args(args))
     pipeline = parse_pass_pipeline(args.pipeline) if args.pipeline.strip() else []
     output_files.check_output(args.output, [args.file], args.force)
     values = parse_arg_values(args.arg)

@@ -25,6 +25,7 @@ from tilesched.commands.sim import add_arg_option
 from tilesched.diagnostics import TileschedError
 from tilesched.emit import harness
 from tilesched.emit.cpp import emit
+from tilesched.ir.sync import SyncOp
 from tilesched.ir.text import location_of
 from tilesched.sim.functional import Memory, run_reference
 from tilesched.sim.lower import find_function, lower_module, parse_arg_values
@@ -92,7 +93,8 @@ def prepare(module: ModuleOp, transformed: ModuleOp, target: Target, label: str,
     ``function`` (default: the first function with a body)."""
     fn = find_function(module, function)
     try:
-        trace = lower_module(module, target, args, function=function, strict_args=False)
+        trace = lower_module(*_reference(module, target, source), args, function=function,
+                             strict_args=False)
     except TraceError as err:
         raise TileschedError(str(err), source or None) from None
     buffers = trace.arguments
@@ -115,6 +117,23 @@ def prepare(module: ModuleOp, transformed: ModuleOp, target: Target, label: str,
     compared = [p.output for p in kernel.params if p.is_buffer]  # a kernel entry's UB arguments
     return Prepared(case, expected, [b.name for b in buffers], [b.dtype for b in buffers],
                     compared)
+
+
+def _reference(module: ModuleOp, target: Target, source: str) -> tuple[ModuleOp, Target]:
+    """The program and target whose program-order semantics give the expected outputs: on a
+    split-core target (which the simulator does not run yet, issue 30 phase B), ``module``
+    without its sync ops on the single-core target it takes its numbers from (program order
+    needs no sync, and the numbers do not depend on the core split)."""
+    if not target.cores:
+        return module, target
+    if target.base is None:
+        raise TileschedError(f"run-cpp: target '{target.name}' has cores but no base target to "
+                             "compute the expected outputs on", source or None)
+    clone = module.clone()
+    for op in [op for op in clone.walk() if isinstance(op, SyncOp)]:
+        op.detach()
+        op.erase()
+    return clone, target.base
 
 
 def transform(path: str, target: Target, pipeline: str) -> tuple[ModuleOp, ModuleOp]:

@@ -21,6 +21,7 @@ from tilesched.commands.common import (
     add_memory_option,
     check_run_size,
     load_verified,
+    simulated_target,
     target_from_args,
 )
 from tilesched.diagnostics import TileschedError
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     """Lower, simulate, report; 0 when correct, 1 when faulty."""
     if args.trace:
         check_output(args.trace, [args.file], args.force, option="--trace")
-    target = target_from_args(args)
+    target = simulated_target(target_from_args(args))
     runner = _runner(args, target)
     try:
         result = _simulate(runner, args.file)

@@ -27,12 +27,17 @@ def describe(target: Target) -> dict:
         "frequency_hz": target.frequency_hz,
         "units": {u.name: {"kind": u.kind, "pipelined": u.pipelined} for u in target.units.values()},
         "spaces": {s.name: {"capacity": s.capacity, "global": s.is_global} for s in target.spaces.values()},
+        "cores": {c.name: {"issuer": c.issuer, "units": list(c.units), "spaces": list(c.spaces)}
+                  for c in target.cores.values()},
+        "cross_event_limit": target.cross_event_limit,
     }
 
 
 def _sync_summary(target: Target) -> str:
     if target.sync == "flags":
-        return f"flags: set_flag/wait_flag, {target.event_limit} event ids per directed unit pair"
+        within = " within a core" if target.cores else ""
+        return (f"flags: set_flag/wait_flag, {target.event_limit} event ids per directed unit "
+                f"pair{within}")
     if target.sync == "groups":
         queues = sorted({r.async_queue for r in target.routes if r.async_queue is not None})
         return f"groups: commit_group/wait_group on async queue(s) {queues}"
@@ -54,6 +59,12 @@ def run(args: argparse.Namespace) -> int:
                            for s in target.spaces.values())
         print(f"  spaces:  {spaces}")
         print(f"  sync:    {_sync_summary(target)}")
+        if target.cores:
+            cores = "; ".join(f"{c.name} ({', '.join(c.units)}; owns {', '.join(c.spaces)})"
+                              for c in target.cores.values())
+            print(f"  cores:   {cores}")
+            print(f"           cross-core flags (sync.cross_set/cross_wait): "
+                  f"{target.cross_event_limit} ids")
         if target.frequency_hz:
             print(f"  clock:   {target.frequency_hz / 1e9:g} GHz (times in microseconds)")
     return 0

@@ -9,18 +9,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tilesched.examples import EXAMPLES, example_path, render_example
+from tilesched.examples import ALL_EXAMPLES, example_path, render_example
 
 
 def _stale_files() -> list[str]:
     """``.mlir`` files whose content differs from what their DSL code prints."""
-    return [str(example_path(e.name)) for e in EXAMPLES
+    return [str(example_path(e.name)) for e in ALL_EXAMPLES
             if example_path(e.name).read_text() != render_example(e.name)]
 
 
 def _write() -> None:
     """Regenerate every ``.mlir`` from its DSL code."""
-    for example in EXAMPLES:
+    for example in ALL_EXAMPLES:
         path = example_path(example.name)
         path.write_text(render_example(example.name))
         print(f"wrote {path}")
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"stale: {path}")
         return 1 if stale else 0
     else:
-        for example in EXAMPLES:
+        for example in ALL_EXAMPLES:
             print(f"{example.name:18} {example.target:12} {example.summary}")
     return 0
 

@@ -47,6 +47,7 @@ TARGET_ATTR = "tile.target"
 # stage, and modulo-schedule caps its schedules at 64 stages; a hand-written tile.stage of 10^6
 # would only make the pass run for hours.
 MAX_STAGE = 1024
+CORE_ATTRIBUTE = "tile.core"  # the core an op runs on (target/cores.py; a string)
 
 
 def _non_negative_integer(attr: Attribute) -> bool:
@@ -78,6 +79,8 @@ _KINDS: dict[str, tuple[Callable[[Attribute], bool], str]] = {
     ASYNC: (lambda a: isinstance(a, UnitAttr), "a unit attribute (written without a value)"),
     ASYNC_STAGES: (_stage_list, f"a list of stage numbers in 0..{MAX_STAGE - 1} ([0 : i64, 1 : i64])"),
     LAST_USE: (_flag_array, "an array<i1: ...> with one flag per memref operand"),
+    CORE_ATTRIBUTE: (lambda attr: isinstance(attr, StringAttr) and bool(attr.data),
+                     'a core name (tile.core = "AIV1")'),
 }
 
 
@@ -115,6 +118,11 @@ def constant_window_errors(op: Operation) -> list[str]:
             if start is not None and (start < 0 or start + size > extent):
                 errors.append(f"'tile.view' window [{start}, {start + size}) in dimension {dim} "
                               f"is outside its source dimension of size {extent}")
+        for dim, (value, size) in enumerate(zip(op.valid, op.size_list, strict=False)):
+            valid = constant_index(value)
+            if valid is not None and not 0 <= valid <= size:
+                errors.append(f"'tile.view' valid extent {valid} in dimension {dim} is outside "
+                              f"0..{size} (the window's size)")
         return errors
     if isinstance(op, SlotOp) and isinstance(op.source.type, MemRefType):
         slots = memref_shape(op.source.type)[0]

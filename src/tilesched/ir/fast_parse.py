@@ -50,7 +50,7 @@ _NAME = re.compile(r"((?:tile|sync)\.\w+)[ \t]+")
 _OPERANDS = re.compile(rf"{_VALUE}(?:[ \t]*,[ \t]*{_VALUE})*")
 _ONE_VALUE = re.compile(_VALUE)
 _INDEXED = re.compile(rf"({_VALUE})[ \t]*\[[ \t]*((?:{_OPERANDS.pattern})?)[ \t]*\][ \t]*")
-_FLAG = re.compile(r'"([A-Za-z0-9_]+)"[ \t]*->[ \t]*"([A-Za-z0-9_]+)"[ \t]*,[ \t]*'
+_FLAG = re.compile(r'"([A-Za-z0-9_.]+)"[ \t]*->[ \t]*"([A-Za-z0-9_.]+)"[ \t]*,[ \t]*'
                    rf'(?:([0-9]{{1,18}})|({_VALUE}))[ \t]*')
 _TYPE = re.compile(r'[ \t]*(memref<(?:[^<>{}()\[\]"\\\n]|"[^"\\\n]*")*>|[a-z]+[0-9]*)[ \t]*')
 _SPACES = re.compile(r"[ \t]*")
@@ -83,9 +83,10 @@ def fast_shape(op_class: type[Operation] | None) -> _Shape | None:
         return None  # dictionary entries are attributes, not properties, for such an op
     fmt = getattr(op_class, "assembly_format", None) or ""
     definition = op_class.get_irdl_definition()
-    if op_class in (ViewOp, SlotOp):
-        operand = "offsets" if op_class is ViewOp else "index"
-        return _Shape("window", op_class) if fmt == _WINDOW_FORMAT % operand else None
+    if op_class is ViewOp:  # its parse() reads what _window_op reads, and also ``valid [...]``
+        return _Shape("window", op_class)
+    if op_class is SlotOp:
+        return _Shape("window", op_class) if fmt == _WINDOW_FORMAT % "index" else None
     if op_class in (SetFlagOp, WaitFlagOp):  # their parse() reads what _flag_op reads
         return _Shape("flag", op_class)
     if definition.results or definition.regions or not _OPERANDS_FORMAT.fullmatch(fmt):

@@ -2,7 +2,8 @@
 
 - flags (Ascend): ``set_flag`` / ``wait_flag`` / ``pipe_barrier`` / ``barrier_all``;
 - groups (CUDA cp.async): ``commit_group`` / ``wait_group``;
-- barriers (AMD): ``barrier`` / ``cond_barrier``, plus ``setprio`` and ``sched_barrier``.
+- barriers (AMD): ``barrier`` / ``cond_barrier``, plus ``setprio`` and ``sched_barrier``;
+- cross-core flags (split-core Ascend targets): ``cross_set`` / ``cross_wait``.
 """
 
 from __future__ import annotations
@@ -84,46 +85,64 @@ class _FlagOp(SyncOp):
     @classmethod
     def parse(cls, parser: Parser) -> _FlagOp:
         """``"SRC" -> "DST", EVENT {attrs}?`` where EVENT is an integer or an index value."""
-        src = parser.parse_attribute()
-        parser.parse_punctuation("->")
-        dst = parser.parse_attribute()
-        parser.parse_punctuation(",")
-        properties: dict[str, Attribute] = {"src": src, "dst": dst}
-        operand = parser.parse_optional_unresolved_operand()
-        if operand is not None:
-            operands = [parser.resolve_operand(operand, IndexType())]
-        else:
-            operands = []
-            properties["event"] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
-        attributes = parser.parse_optional_attr_dict()
-        for name in ("src", "dst", "event"):
-            if name in attributes:
-                parser.raise_error(f"attributes {name} are defined in other parts of the assembly "
-                                   "format, and thus should not be defined in the attribute "
-                                   "dictionary.")
-        return cls.create(operands=operands, properties=properties, attributes=attributes)
+        return _parse_pair(cls, parser, "event")
 
     def print(self, printer: Printer) -> None:
-        src, dst, event = (self.properties.get(name) for name in ("src", "dst", "event"))
-        operands = list(self.operands)
-        if not (isinstance(src, StringAttr) and isinstance(dst, StringAttr)
-                and (isinstance(event, IntegerAttr) + len(operands) == 1)):
-            # an op the verifier rejects: its parts, for the error message that follows
-            if operands:
-                printer.print_string(" ")
-                printer.print_list(operands, printer.print_operand)
-            printer.print_op_attributes({**self.properties, **self.attributes})
-            return
-        printer.print_string(" ")
-        printer.print_attribute(src)
-        printer.print_string(" -> ")
-        printer.print_attribute(dst)
-        printer.print_string(", ")
+        _print_pair(self, printer, "event")
+
+
+def _parse_pair(cls, parser: Parser, id_name: str, keyword: str | None = None):
+    """The custom form of a flag between two units or cores: ``"SRC" -> "DST", ID`` with ID an
+    integer (property ``id_name``) or an index value (the operand), then, for ops with a
+    ``keyword``, ``KEYWORD "UNIT"`` (property ``unit``), then the attribute dictionary."""
+    properties: dict[str, Attribute] = {"src": parser.parse_attribute()}
+    parser.parse_punctuation("->")
+    properties["dst"] = parser.parse_attribute()
+    parser.parse_punctuation(",")
+    operand = parser.parse_optional_unresolved_operand()
+    operands = []
+    if operand is not None:
+        operands = [parser.resolve_operand(operand, IndexType())]
+    else:
+        properties[id_name] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
+    if keyword is not None and parser.parse_optional_keyword(keyword) is not None:
+        properties["unit"] = parser.parse_attribute()
+    attributes = parser.parse_optional_attr_dict()
+    for name in ("src", "dst", id_name) + (("unit",) if keyword else ()):
+        if name in attributes:
+            parser.raise_error(f"attributes {name} are defined in other parts of the assembly "
+                               "format, and thus should not be defined in the attribute "
+                               "dictionary.")
+    return cls.create(operands=operands, properties=properties, attributes=attributes)
+
+
+def _print_pair(op: IRDLOperation, printer: Printer, id_name: str,
+                keyword: str | None = None) -> None:
+    """Print what :func:`_parse_pair` reads (an op the verifier rejects: its parts, for the
+    error message that follows)."""
+    src, dst, ident, unit = (op.properties.get(n) for n in ("src", "dst", id_name, "unit"))
+    operands = list(op.operands)
+    if not (isinstance(src, StringAttr) and isinstance(dst, StringAttr)
+            and (isinstance(ident, IntegerAttr) + len(operands) == 1)
+            and (unit is None or (keyword is not None and isinstance(unit, StringAttr)))):
         if operands:
-            printer.print_operand(operands[0])
-        else:
-            printer.print_string(str(event.value.data))
-        printer.print_op_attributes(self.attributes)
+            printer.print_string(" ")
+            printer.print_list(operands, printer.print_operand)
+        printer.print_op_attributes({**op.properties, **op.attributes})
+        return
+    printer.print_string(" ")
+    printer.print_attribute(src)
+    printer.print_string(" -> ")
+    printer.print_attribute(dst)
+    printer.print_string(", ")
+    if operands:
+        printer.print_operand(operands[0])
+    else:
+        printer.print_string(str(ident.value.data))
+    if unit is not None:
+        printer.print_string(f" {keyword} ")
+        printer.print_attribute(unit)
+    printer.print_op_attributes(op.attributes)
 
 
 def event_id(op: _FlagOp) -> int | SSAValue:
@@ -242,8 +261,76 @@ class SchedBarrierOp(SyncOp):
     assembly_format = "attr-dict"
 
 
+class _CrossFlagOp(SyncOp):
+    """``cross_set`` / ``cross_wait``: a flag ``(src core, dst core, id)`` between the cores of
+    a split-core target (``ascend-a2-mix``: AIC, AIV0, AIV1), FFTS-style
+    (``ffts_cross_core_sync`` / ``wait_flag_dev``). The id is an integer property or an
+    ``index`` operand (a rotating id, as for ``set_flag``), exactly one of them, below the
+    target's ``cross_event_limit``. ``cross_set`` also names the unit of the src core whose
+    earlier ops must be done (``unit``, e.g. ``"FIX"``).
+
+    Custom form: ``sync.cross_set "AIC" -> "AIV0", 3 after "FIX"`` and
+    ``sync.cross_wait "AIC" -> "AIV0", 3``; generic form:
+    ``"sync.cross_set"() {src = "AIC", dst = "AIV0", id = 3 : i64, unit = "FIX"} : () -> ()``.
+    """
+
+    src = prop_def(StringAttr)
+    dst = prop_def(StringAttr)
+    id = opt_prop_def(IntegerAttr[I64])
+    id_value = opt_operand_def(IndexType)
+
+    def verify_(self) -> None:
+        if (self.id is None) == (self.id_value is None):
+            raise VerifyException(f"'{self.name}' needs exactly one of an 'id' property or an "
+                                  "index operand")
+        _non_negative(self, "id")
+        if self.src.data == self.dst.data:
+            raise VerifyException(f"'{self.name}' needs two different cores, got "
+                                  f"{self.src.data} -> {self.dst.data}")
+
+    @property
+    def cores(self) -> tuple[str, str]:
+        return self.src.data, self.dst.data
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _CrossFlagOp:
+        """``"SRC" -> "DST", ID (after "UNIT")? {attrs}?`` where ID is an integer or an index
+        value."""
+        return _parse_pair(cls, parser, "id", "after")
+
+    def print(self, printer: Printer) -> None:
+        _print_pair(self, printer, "id", "after")
+
+
+def cross_id(op: _CrossFlagOp) -> int | SSAValue:
+    """The flag id of a cross-core op: its integer, or the ``index`` value that computes it."""
+    return op.id.value.data if op.id is not None else op.id_value
+
+
+@irdl_op_definition
+class CrossSetOp(_CrossFlagOp):
+    """Set cross-core flag (src, dst, id) when all earlier ops on unit ``unit`` of core src are
+    done (``ffts_cross_core_sync``)."""
+
+    name = "sync.cross_set"
+    unit = prop_def(StringAttr)
+
+
+@irdl_op_definition
+class CrossWaitOp(_CrossFlagOp):
+    """Core dst's issuer waits for cross-core flag (src, dst, id), then clears it
+    (``wait_flag_dev``)."""
+
+    name = "sync.cross_wait"
+
+    def verify_(self) -> None:
+        super().verify_()
+        if "unit" in self.properties:
+            raise VerifyException("'sync.cross_wait' takes no unit: the dst core's issuer waits")
+
+
 SYNC_OPS = [SetFlagOp, WaitFlagOp, PipeBarrierOp, BarrierAllOp, CommitGroupOp, WaitGroupOp,
-            BarrierOp, CondBarrierOp, SetPrioOp, SchedBarrierOp]
+            BarrierOp, CondBarrierOp, SetPrioOp, SchedBarrierOp, CrossSetOp, CrossWaitOp]
 
 Sync = Dialect("sync", SYNC_OPS, [])
 
@@ -305,6 +392,23 @@ def _unit_attributes(src: str, dst: str) -> tuple[StringAttr, StringAttr]:
 def _flag_attributes(src: str, dst: str, event: int) -> tuple[StringAttr, StringAttr, IntegerAttr]:
     """Attributes are immutable values: build each (unit, unit, id) once, not per sync op."""
     return StringAttr(src), StringAttr(dst), IntegerAttr(event, i64)
+
+
+def make_cross_set(src: str, dst: str, unit: str, ident: int | SSAValue) -> CrossSetOp:
+    """``sync.cross_set``: core ``src`` sets flag ``ident`` for core ``dst`` after its earlier
+    ops on (unqualified) ``unit``."""
+    props = {"src": StringAttr(src), "dst": StringAttr(dst), "unit": StringAttr(unit)}
+    if isinstance(ident, SSAValue):
+        return CrossSetOp.create(operands=[ident], properties=props)
+    return CrossSetOp.create(properties={**props, "id": IntegerAttr(ident, i64)})
+
+
+def make_cross_wait(src: str, dst: str, ident: int | SSAValue) -> CrossWaitOp:
+    """``sync.cross_wait``: core ``dst`` waits for flag ``ident`` set by core ``src``."""
+    props = {"src": StringAttr(src), "dst": StringAttr(dst)}
+    if isinstance(ident, SSAValue):
+        return CrossWaitOp.create(operands=[ident], properties=props)
+    return CrossWaitOp.create(properties={**props, "id": IntegerAttr(ident, i64)})
 
 
 def make_pipe_barrier(pipe: str) -> PipeBarrierOp:

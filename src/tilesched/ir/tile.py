@@ -37,6 +37,8 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -337,28 +339,80 @@ class CallOp(TileOp):
 
 @irdl_op_definition
 class ViewOp(IRDLOperation):
-    """A rectangular window of ``source`` at element offsets (one per dimension) of shape ``sizes``."""
+    """A rectangular window of ``source`` at element offsets (one per dimension) of shape ``sizes``,
+    optionally with a *valid region*: one ``index`` extent per dimension after the offsets
+    (``tile.view %b[%i, %j] valid [%vr, %vc]``; generic form: the extents follow the offsets in
+    the operand list). Tile ops on the result compute only on its first ``valid`` elements along
+    each dimension (PTO's tiles with a static storage shape and a run-time valid shape); without
+    ``valid`` the whole window is valid (docs/ir.md, "Valid regions")."""
 
     name = "tile.view"
     source = _memref_def()
-    offsets = var_operand_def(IndexType)
+    indices = var_operand_def(IndexType)  # the offsets, then the valid extents if any
     sizes = prop_def(DenseArrayBase)
     result = result_def(MemRefType)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source `[` $offsets `]` attr-dict `:` type($source) `->` type($result)"
 
     @property
     def size_list(self) -> tuple[int, ...]:
         return tuple(self.sizes.get_values())
 
+    @property
+    def offsets(self) -> Sequence[SSAValue]:
+        """One offset per dimension (the first ``rank`` index operands)."""
+        return self.indices[:len(self.sizes.get_values())]
+
+    @property
+    def valid(self) -> Sequence[SSAValue]:
+        """The valid extents, one per dimension, or none (the whole window is valid)."""
+        return self.indices[len(self.sizes.get_values()):]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ViewOp:
+        """``%src[%o, ...] (valid [%v, ...])? {attrs}? : T -> T``"""
+        source = parser.parse_unresolved_operand()
+        square = parser.Delimiter.SQUARE
+        offsets = parser.parse_comma_separated_list(square, parser.parse_unresolved_operand)
+        valid = []
+        if parser.parse_optional_keyword("valid") is not None:
+            valid = parser.parse_comma_separated_list(square, parser.parse_unresolved_operand)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        properties = {"sizes": attributes.pop("sizes")} if "sizes" in attributes else {}
+        operands = [parser.resolve_operand(source, source_type)]
+        operands += [parser.resolve_operand(o, IndexType()) for o in offsets + valid]
+        return cls.create(operands=operands, result_types=[result_type], properties=properties,
+                          attributes=attributes)
+
+    def print(self, printer: Printer) -> None:
+        rank = len(self.sizes.get_values()) if isinstance(self.sizes, DenseArrayBase) else 0
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string("[")
+        printer.print_list(self.indices[:rank], printer.print_operand)
+        printer.print_string("]")
+        if len(self.indices) > rank:
+            printer.print_string(" valid [")
+            printer.print_list(self.indices[rank:], printer.print_operand)
+            printer.print_string("]")
+        printer.print_op_attributes({**self.properties, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
     def verify_(self) -> None:
         src = memref_shape(self.source.type)
         sizes = self.size_list
-        if len(self.offsets) != len(src) or len(sizes) != len(src):
+        if len(sizes) != len(src) or len(self.indices) not in (len(src), 2 * len(src)):
             raise VerifyException(
                 f"'tile.view' needs one offset and one size per dimension of the {len(src)}-d source, "
-                f"got {len(self.offsets)} offsets and {len(sizes)} sizes"
+                f"got {len(self.indices)} offsets and {len(sizes)} sizes (a valid region adds one "
+                "extent per dimension after the offsets)"
             )
         if any(s <= 0 or s > d for s, d in zip(sizes, src, strict=True)):
             raise VerifyException(f"'tile.view' sizes {list(sizes)} do not fit in source shape {list(src)}")

@@ -45,6 +45,8 @@ from tilesched.ir.annotations import annotation_errors, constant_window_errors
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
 from tilesched.ir.types import element_bytes, memory_space, memref_type_error
+from tilesched.ir.valid import valid_region_error
+from tilesched.target.cores import CORE_ATTRIBUTE, qualified
 from tilesched.target.model import Target
 
 _FAMILY_OPS = {
@@ -80,6 +82,8 @@ def structural_errors(ops: list[Operation]) -> list[TileschedError]:
         if type(op) in (ViewOp, SlotOp):
             errors.extend(TileschedError(message, location_of(op))
                           for message in constant_window_errors(op))
+        elif isinstance(op, TileOp) and (message := valid_region_error(op)):
+            errors.append(TileschedError(message, location_of(op)))
         if op.results or op.regions:
             errors.extend(TileschedError(message, location_of(op))
                           for message in _memref_type_errors(op, verified))
@@ -253,7 +257,8 @@ def target_errors(ops: list[Operation], target: Target) -> list[TileschedError]:
             errors.extend(_space_errors(op, target))
         kind = _kind(op)
         if kind == "compute":
-            key = (op.name, op.pipe, *[id(v.type) for v in op._operands])  # noqa: SLF001 (see _signature)
+            key = (op.name, op.pipe, op.attributes.get(CORE_ATTRIBUTE),
+                   *[id(v.type) for v in op._operands])  # noqa: SLF001 (see _signature)
             if key not in routed:
                 routed[key] = _routing_errors(op, target)
             messages = routed[key]
@@ -265,10 +270,48 @@ def target_errors(ops: list[Operation], target: Target) -> list[TileschedError]:
             if op._operands and isinstance(op, S.SetFlagOp | S.WaitFlagOp) \
                     and target.sync == "flags":  # noqa: SLF001
                 messages = messages + _event_operand_errors(op, target, event_sets)
+            elif op._operands and isinstance(op, S.CrossSetOp | S.CrossWaitOp) \
+                    and target.cores and not messages:  # noqa: SLF001
+                messages = _event_operand_errors(op, target, event_sets)
         else:
             continue
         errors.extend(TileschedError(message, location_of(op)) for message in messages)
     errors.extend(_capacity_errors(ops, target))
+    if target.cores and not errors:
+        errors.extend(_buffer_core_errors(ops, target))
+    return errors
+
+
+def _buffer_core_errors(ops: list[Operation], target: Target) -> list[TileschedError]:
+    """On a split-core target every on-chip buffer lives in one core's memory: the ops that touch
+    it (through views and slots) must all run on that core. UB belongs to each vector core, so an
+    op on a UB buffer that an op annotated ``tile.core = "AIV1"`` uses must be annotated too."""
+    from tilesched.analysis.units import op_route  # analysis imports the IR: resolve late
+
+    first: dict = {}  # root buffer -> (core, op)
+    errors = []
+    for op in ops:
+        if _kind(op) != "compute" or isinstance(op, ViewOp | SlotOp | StageBorderOp):
+            continue
+        rule = op_route(op, target)
+        core = target.core_of(rule.unit) if rule is not None else None
+        if core is None:
+            continue
+        for value in op.memref_operands:
+            root = value
+            while isinstance(root.owner, ViewOp | SlotOp):
+                root = root.owner.source
+            space = memory_space(root.type)
+            if space not in target.spaces or target.spaces[space].is_global:
+                continue
+            seen = first.setdefault(root, (core, op))
+            if seen[0] != core:
+                name = f"%{root.name_hint}" if root.name_hint else "a buffer"
+                errors.append(TileschedError(
+                    f"'{op.name}' runs on core {core}, but {name} (\"{space}\") is used on core "
+                    f"{seen[0]} by '{seen[1].name}' at {location_of(seen[1])}; a buffer lives in "
+                    f"one core's memory: annotate the op {CORE_ATTRIBUTE} = \"{seen[0]}\"",
+                    location_of(op)))
     return errors
 
 
@@ -300,10 +343,11 @@ def _routing_errors(op: TileOp, target: Target) -> list[str]:
     if isinstance(op, ViewOp | SlotOp | StageBorderOp):
         return []
     if op.pipe is not None:
-        if op.pipe.data not in target.units:
+        if op.pipe.data not in target.units and not (
+                target.cores and any(op.pipe.data in c.units for c in target.cores.values())):
             return [f"'{op.name}' pipe \"{op.pipe.data}\" is not a unit of target '{target.name}'; "
                     f"units: {', '.join(target.units)}"]
-        return []
+        return _core_errors(op, target)
     spaces = [memory_space(v.type) for v in op.memref_operands]
     if any(s not in target.spaces for s in spaces):
         return []  # already reported as an unknown space
@@ -313,6 +357,19 @@ def _routing_errors(op: TileOp, target: Target) -> list[str]:
         shown = ", ".join(f'"{s}"' for s in reads) or "nothing"
         return [f"no unit of target '{target.name}' runs '{op.name}' reading {shown} and "
                 f"writing \"{dst}\""]
+    return _core_errors(op, target)
+
+
+def _core_errors(op: TileOp, target: Target) -> list[str]:
+    """Why no core of a split-core ``target`` runs ``op`` (target/cores.py)."""
+    if not target.cores:
+        return []  # a tile.core annotation means nothing here: the kernel stays portable
+    from tilesched.analysis.units import op_route  # analysis imports the IR: resolve late
+
+    try:
+        op_route(op, target)
+    except TileschedError as err:
+        return [err.message]
     return []
 
 
@@ -325,11 +382,16 @@ def _sync_errors(op: S.SyncOp, target: Target) -> list[str]:
             return [f"'{op.name}' is {family}-family synchronization, but target '{target.name}' "
                     f"synchronizes with {target.sync}"]
     errors = []
+    if isinstance(op, S.CrossSetOp | S.CrossWaitOp):
+        return _cross_errors(op, target)
     if isinstance(op, S.SetFlagOp | S.WaitFlagOp):
         for role, unit in (("src", op.src.data), ("dst", op.dst.data)):
             if unit not in target.queued_units:
                 errors.append(f"'{op.name}' {role} \"{unit}\" is not a queued unit of target "
                               f"'{target.name}'; units: {', '.join(target.queued_units)}")
+        if not errors and target.core_of(op.src.data) != target.core_of(op.dst.data):
+            errors.append(f"'{op.name}' joins units of two cores ({op.src.data} -> "
+                          f"{op.dst.data}); cores synchronize with sync.cross_set / cross_wait")
     elif isinstance(op, S.PipeBarrierOp) and op.pipe.data not in target.queued_units:
         errors.append(f"'sync.pipe_barrier' pipe \"{op.pipe.data}\" is not a queued unit of target "
                       f"'{target.name}'; units: {', '.join(target.queued_units)}")
@@ -341,6 +403,31 @@ def _sync_errors(op: S.SyncOp, target: Target) -> list[str]:
     return errors
 
 
+def _cross_errors(op: S.CrossSetOp | S.CrossWaitOp, target: Target) -> list[str]:
+    """Why a cross-core flag op does not fit ``target``: it has no cores, a core or the set's
+    unit is unknown, or a constant id is at or above the target's cross-core id limit."""
+    if not target.cores:
+        return [f"'{op.name}' is cross-core synchronization, but target '{target.name}' has no "
+                "cores (use a split-core target such as ascend-a2-mix)"]
+    errors = [f"'{op.name}' {role} \"{core}\" is not a core of target '{target.name}'; cores: "
+              f"{', '.join(target.cores)}"
+              for role, core in zip(("src", "dst"), op.cores, strict=True) if core not in target.cores]
+    if errors:
+        return errors
+    if isinstance(op, S.CrossSetOp):
+        src = target.cores[op.src.data]
+        if op.unit.data not in src.units or target.units[
+                qualified(src.name, op.unit.data)].kind == "inline":
+            queued = [u for u in src.units if target.units[qualified(src.name, u)].kind != "inline"]
+            errors.append(f"'sync.cross_set' unit \"{op.unit.data}\" is not a queued unit of core "
+                          f"{src.name}; units: {', '.join(queued)}")
+    limit = target.cross_event_limit
+    if op.id is not None and limit is not None and op.id.value.data >= limit:
+        errors.append(f"'{op.name}' id {op.id.value.data} is out of range: target "
+                      f"'{target.name}' has {limit} cross-core flag ids (0..{limit - 1})")
+    return errors
+
+
 def _async_queues(target: Target) -> list[int]:
     """The target's async (commit/wait group) queues: on group targets every cp.async copy, on
     barrier targets (AMD) the copies marked for the async unit (``pipe``), whose groups'
@@ -348,11 +435,12 @@ def _async_queues(target: Target) -> list[int]:
     return sorted({r.async_queue for r in target.routes if r.async_queue is not None})
 
 
-def _event_operand_errors(op: S.SetFlagOp | S.WaitFlagOp, target: Target,
-                          known: dict) -> list[str]:
+def _event_operand_errors(op: S.SetFlagOp | S.WaitFlagOp | S.CrossSetOp | S.CrossWaitOp,
+                          target: Target, known: dict) -> list[str]:
     """Why an event id given as an ``index`` operand may leave ``0 .. limit - 1`` (every value
     it can take is checked: :func:`~tilesched.analysis.affine.index_values`)."""
-    value = op.event_value
+    cross = isinstance(op, S.CrossSetOp | S.CrossWaitOp)
+    value = op.id_value if cross else op.event_value
     if value not in known:
         known[value] = index_values(value)
     values = known[value]
@@ -363,14 +451,16 @@ def _event_operand_errors(op: S.SetFlagOp | S.WaitFlagOp, target: Target,
                 "base + (i + c) mod N)"]
     if not values:
         return []
-    low, high, limit = min(values), max(values), target.event_limit
+    low, high = min(values), max(values)
+    limit = target.cross_event_limit if cross else target.event_limit
     shown = f"{low}" if low == high else f"{low}..{high}"
     if low < 0:
         return [f"'{op.name}' event id {name} can be {low} (it takes {shown}); event ids are "
                 "non-negative"]
     if limit is not None and high >= limit:
+        per = "cross-core flag ids" if cross else "event ids per unit pair"
         return [f"'{op.name}' event id {name} can be {high} (it takes {shown}), but target "
-                f"'{target.name}' has {limit} event ids per unit pair"]
+                f"'{target.name}' has {limit} {per}"]
     return []
 
 

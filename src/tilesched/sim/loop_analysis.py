@@ -309,6 +309,8 @@ class _Analysis:
             self._bounds(k, 0, extent - 1)
             region[root] = (_add(lo, k), 1)
             return _SymView(src.buffer, tuple(region), src.dims[1:])
+        if op.valid:
+            raise Unanalyzable("a view has a valid region")
         for root, value, size in zip(src.dims, op.offsets, op.size_list, strict=True):
             offset = self._sym(value)
             lo, extent = region[root]

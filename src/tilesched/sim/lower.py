@@ -87,6 +87,16 @@ class View:
     dims: tuple[int, ...]
 
 
+def _access(operand: tuple, shape: tuple[int, ...]) -> Access:
+    """The :class:`Access` of a memref operand ``(buffer, region)`` of static ``shape``: a view
+    with a valid region (``tile.view ... valid``) covers fewer elements than its shape, and the
+    op sees the valid region's shape (the region's trailing extents: slots fix leading dims)."""
+    buffer, region = operand
+    if shape and any(hi - lo != n for (lo, hi), n in zip(region[-len(shape):], shape, strict=True)):
+        shape = tuple(hi - lo for lo, hi in region[-len(shape):])
+    return Access(buffer, region, shape)
+
+
 @dataclass
 class StaticOp:
     """What lowering computes once per IR op it executes: routing, duration, properties, place.
@@ -141,6 +151,7 @@ class LoopFrame:
     current: int = -1  # the iteration the ops being lowered belong to (-1: before the first)
     ordinal: int = 0  # chunks ended so far in that iteration
     start_position: int = 0  # program position where the loop started
+    jumped: bool = False  # moved by the steady-state simulation at the last ITER mark
 
 
 @dataclass(slots=True)
@@ -226,6 +237,7 @@ class Lowering:
         frame.n = iteration
         frame.carried = list(carried)
         frame.current, frame.ordinal = iteration - 1, 0
+        frame.jumped = True  # even to the iteration it was about to lower: its mark is re-made
         self.base = position
 
     def _new_buffer(self, name: str, type_: MemRefType, argument: bool, origin) -> View:
@@ -376,6 +388,10 @@ class Lowering:
                 env[result] = View(src.buffer, tuple(region), src.dims[1:])
             return slot
         offsets, sizes = tuple(op.offsets), op.size_list
+        if op.valid:
+            def valid_window(op):
+                env[result] = view(op)
+            return valid_window
 
         def window(op):
             src = env.get(source)
@@ -442,7 +458,8 @@ class Lowering:
             for arg, value in zip(carried_args, frame.carried, strict=True):
                 env[arg] = value
             yield self._mark(ITER, frame)
-            if frame.n != n:  # moved forward by the steady-state simulation
+            if frame.jumped:  # moved by the steady-state simulation (Lowering.jump)
+                frame.jumped = False
                 continue
             if replay is not None and self.batch:
                 repeat = replay.repeat(n, self.batch)
@@ -597,6 +614,13 @@ class Lowering:
                 raise TileschedError(f"tile.view window [{offset}, {offset + size}) is outside its "
                                      f"source dimension of size {hi - lo}", location_of(op))
             region[root_dim] = (lo + offset, lo + offset + size)
+        for root_dim, value, size in zip(src.dims, op.valid, op.size_list, strict=False):
+            valid = int(self.value(value, op))  # a valid region: tile ops see only its elements
+            if not 0 <= valid <= size:
+                raise TileschedError(f"tile.view valid extent {valid} is outside 0..{size}",
+                                     location_of(op))
+            lo, _ = region[root_dim]
+            region[root_dim] = (lo, lo + valid)
         return View(src.buffer, tuple(region), src.dims)
 
     def static_of(self, op: TileOp) -> StaticOp:
@@ -684,7 +708,7 @@ class Lowering:
         info = self.statics[sid]
         if info.is_sync:
             return TraceOp(info.name, issuer, None, 0, (), info.with_operands(operands), info.loc)
-        values = tuple(Access(o[0], o[1], shape) if shape is not None else o
+        values = tuple(_access(o, shape) if shape is not None else o
                        for o, shape in zip(operands, info.shapes, strict=True))
         return TraceOp(info.name, issuer, info.unit, info.duration, values, info.props, info.loc,
                        info.async_queue, info.lds)

@@ -106,7 +106,8 @@ def _evaluate(name, inputs, scalars, props, out_shape, out_dtype):
     if name == "tile.rowsum":
         return _f32(inputs[0]).sum(axis=-1, keepdims=True, dtype=np.float32)
     if name == "tile.rowmax":
-        return _f32(inputs[0]).max(axis=-1, keepdims=True)
+        # a row with no valid column (tile.view ... valid [r, 0]) has the max's identity
+        return _f32(inputs[0]).max(axis=-1, keepdims=True, initial=-np.inf)
     if name == "tile.fill":
         return np.full(out_shape, props.get("value", 0))
     if name == "tile.fills":  # fill from an SSA scalar

@@ -11,6 +11,7 @@ own bound, or with hundreds of digits, instead of an error.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pathlib
 import re
@@ -19,6 +20,7 @@ from typing import Any
 
 from tilesched.diagnostics import Location, TileschedError
 from tilesched.input_files import read_text
+from tilesched.target.cores import Core, qualified
 from tilesched.target.model import (
     SYNC_FAMILIES,
     UNIT_KINDS,
@@ -38,7 +40,8 @@ MAX_TARGET_BYTES = 1 << 20
 MAX_TARGET_NESTING = 32
 
 _TOP_KEYS = {"name", "description", "sync", "event_limit", "issuers", "issue_cycles",
-             "frequency_hz", "spaces", "units", "routes"}
+             "frequency_hz", "spaces", "units", "routes", "base", "cores", "cross_event_limit"}
+_CORE_KEYS = {"issuer", "units", "spaces"}
 _UNIT_KEYS = {"kind", "pipelined", "fixed", "bytes_per_cycle", "macs_per_cycle", "k_block",
               "cycles_per_k_block", "op_factor", "fusion", "formulas", "matmul"}
 _FUSION_KEYS = {"member_fixed", "register_bytes_per_cycle", "live_tiles"}
@@ -50,6 +53,7 @@ _SPACE_KEYS = {"capacity", "global"}
 # key -> (type, smallest, largest): the sane range of every number in a target file.
 LIMITS: dict[str, tuple[type | tuple[type, ...], float, float]] = {
     "event_limit": (int, 1, 1024),
+    "cross_event_limit": (int, 1, 1024),
     "issue_cycles": (int, 0, 10**6),
     "capacity": (int, 0, 1 << 50),
     "fixed": (int, 0, 10**9),
@@ -118,7 +122,35 @@ def parse_target(text: str, filename: str = "<target>") -> Target:
         raise TileschedError(f"invalid TOML: {str(err).split(' (at line')[0]}", loc) from None
     except RecursionError:  # _too_deep leaves none; kept so a missed case stays located
         raise TileschedError("target file nested too deeply", filename) from None
-    return _Validator(text, filename).target(data)
+    own_keys = set(data)
+    base = None
+    if "base" in data:
+        data, base = _with_base(data, text, filename)
+    target = _Validator(text, filename).target(data, own_keys)
+    return dataclasses.replace(target, base=base) if base is not None else target
+
+
+def _with_base(data: dict, text: str, filename: str) -> tuple[dict, Target]:
+    """``data`` with every top-level key it does not give taken from its ``base`` target (a
+    built-in name, or a path relative to the file): a split-core target keeps the numbers of
+    the target it splits in one place. The base is validated on its own first, so its errors
+    point into its own file; a base may not have a base itself."""
+    validator = _Validator(text, filename)
+    spec = validator.expect(data["base"], str, "base")
+    if spec in builtin_target_names():
+        path = BUILTIN_DIR / f"{spec}.toml"
+    else:
+        path = pathlib.Path(filename).parent / spec
+        if not path.is_file():
+            raise validator.fail("base", f"base target '{spec}' is neither a built-in target "
+                                 f"({', '.join(builtin_target_names())}) nor a file")
+    base_text = read_text(str(path), "target file", MAX_TARGET_BYTES).removeprefix("\ufeff")
+    base_target = parse_target(base_text, str(path))  # its errors, located in its own file
+    base = tomllib.loads(base_text)
+    if "base" in base:
+        raise validator.fail("base", f"base target '{spec}' has a base itself; give the "
+                             "numbers in one file")
+    return {**base, **{k: v for k, v in data.items() if k != "base"}}, base_target
 
 
 def _too_deep(text: str) -> int | None:
@@ -208,21 +240,42 @@ class _Validator:
                 raise self.fail(f"{key_path}.{key}" if key_path else key,
                                 f"unknown key; expected one of {sorted(allowed)}")
 
-    def target(self, data: dict) -> Target:
+    def target(self, data: dict, own_keys: set[str] | None = None) -> Target:
         self.no_unknown_keys(data, _TOP_KEYS, "")
+        has_cores = "cores" in data
         for required in ("name", "sync", "issuers", "spaces", "units", "routes"):
-            if required not in data:
+            if required not in data and not (required == "issuers" and has_cores):
                 raise TileschedError(f"missing required key '{required}'", self.filename)
+        if has_cores and "issuers" in (own_keys if own_keys is not None else data):
+            raise self.fail("issuers", "a target with cores has one issuer per core (its "
+                            "'issuer'); leave 'issuers' out")
         sync = self.expect(data["sync"], str, "sync")
         if sync not in SYNC_FAMILIES:
             raise self.fail("sync", f"expected one of {list(SYNC_FAMILIES)}, got '{sync}'")
-        issuers = tuple(self.expect(i, str, "issuers") for i in self.expect(data["issuers"], list, "issuers"))
-        if not issuers:
-            raise self.fail("issuers", "at least one issuer is required")
         units = {name: self.unit(name, spec) for name, spec in self.expect(data["units"], dict, "units").items()}
         spaces = {name: self.space(name, spec) for name, spec in self.expect(data["spaces"], dict, "spaces").items()}
         routes = tuple(self.route(i, spec, units, spaces)
                        for i, spec in enumerate(self.expect(data["routes"], list, "routes")))
+        cores = self.cores(data["cores"], units, spaces) if has_cores else {}
+        if cores:
+            issuers = tuple(core.issuer for core in cores.values())
+            units = {qualified(core.name, unit): dataclasses.replace(
+                         units[unit], name=qualified(core.name, unit))
+                     for core in cores.values() for unit in core.units}
+        else:
+            issuers = tuple(self.expect(i, str, "issuers")
+                            for i in self.expect(data["issuers"], list, "issuers"))
+        if not issuers:
+            raise self.fail("issuers", "at least one issuer is required")
+        cross_limit = data.get("cross_event_limit")
+        if cross_limit is not None:
+            self.number(cross_limit, "cross_event_limit")
+            if not cores:
+                raise self.fail("cross_event_limit", "only a target with cores has cross-core "
+                                "flags")
+        elif cores and sync == "flags":
+            raise self.fail("cores", "a flag target with cores needs 'cross_event_limit' "
+                            "(cross-core flag ids)")
         event_limit = data.get("event_limit")
         if event_limit is not None:
             self.number(event_limit, "event_limit")
@@ -237,8 +290,44 @@ class _Validator:
             description=self.expect(data.get("description", ""), str, "description"),
             sync=sync, issuers=issuers, spaces=spaces, units=units, routes=routes,
             event_limit=event_limit, issue_cycles=issue_cycles, path=self.filename,
-            frequency_hz=frequency,
+            frequency_hz=frequency, cores=cores, cross_event_limit=cross_limit,
         )
+
+    def cores(self, spec: Any, units: dict[str, Unit], spaces: dict[str, Space]) -> dict[str, Core]:
+        """``[cores.NAME]`` tables: each core's issuer (one of its units, of kind inline), the
+        target's units it has and the local spaces it owns (target/cores.py)."""
+        self.expect(spec, dict, "cores")
+        if not spec:
+            raise self.fail("cores", "at least one core is required")
+        cores = {}
+        for name, table in spec.items():
+            key = f"cores.{name}"
+            self.expect(table, dict, key)
+            self.no_unknown_keys(table, _CORE_KEYS, key)
+            if "." in name:
+                raise self.fail(key, f"a core name may not contain '.', got '{name}'")
+            for required in ("issuer", "units", "spaces"):
+                if required not in table:
+                    raise self.fail(key, f"a core needs '{required}'")
+            core_units = tuple(self.expect(u, str, f"{key}.units")
+                               for u in self.expect(table["units"], list, f"{key}.units"))
+            for unit in core_units:
+                if unit not in units:
+                    raise self.fail(f"{key}.units", f"unknown unit '{unit}'; units: {sorted(units)}")
+            issuer = self.expect(table["issuer"], str, f"{key}.issuer")
+            if issuer not in core_units or units[issuer].kind != "inline":
+                raise self.fail(f"{key}.issuer", f"the issuer must be one of the core's units of "
+                                f"kind inline, got '{issuer}'")
+            owned = tuple(self.expect(s, str, f"{key}.spaces")
+                          for s in self.expect(table["spaces"], list, f"{key}.spaces"))
+            for space in owned:
+                if space not in spaces:
+                    raise self.fail(f"{key}.spaces", f"unknown space '{space}'; spaces: {sorted(spaces)}")
+                if spaces[space].is_global:
+                    raise self.fail(f"{key}.spaces", f"'{space}' is global: every core reaches it")
+            cores[name] = Core(name=name, issuer=qualified(name, issuer), units=core_units,
+                               spaces=owned)
+        return cores
 
     def unit(self, name: str, spec: Any) -> Unit:
         key = f"units.{name}"

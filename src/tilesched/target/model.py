@@ -29,6 +29,8 @@ import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from tilesched.target.cores import Core, split_unit
+
 UNIT_KINDS = ("inline", "queued", "async", "lds")
 SYNC_FAMILIES = ("flags", "groups", "barriers")
 
@@ -291,6 +293,20 @@ class Target:
     issue_cycles: int = 1
     path: str = ""
     frequency_hz: float | None = None
+    # split-core targets (target/cores.py): the cores by name, in declaration order (empty:
+    # one core); ``units`` then holds each core's instances (``AIC.MTE2``), and cross-core
+    # flags (``sync.cross_set`` / ``cross_wait``) take ids below ``cross_event_limit``
+    cores: dict[str, Core] = field(default_factory=dict)
+    cross_event_limit: int | None = None
+    # the target this one takes its numbers from (``base``), e.g. ascend-a2 for ascend-a2-mix:
+    # its single-core twin, on which program-order (reference) semantics run
+    base: Target | None = None
+
+    def core_of(self, unit: str) -> str | None:
+        """The core a unit instance (``AIC.MTE2``) belongs to; None on a target without cores
+        or for a name that is no instance."""
+        core, _ = split_unit(unit)
+        return core if core in self.cores and unit in self.units else None
 
     def microseconds(self, cycles: int | float) -> float | None:
         """``cycles`` at the target's clock, in microseconds; None when it gives no clock."""

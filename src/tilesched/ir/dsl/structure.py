@@ -53,7 +53,8 @@ class _Structure(_KernelBase):
         op = memref.AllocOp([], [], _memref_type(shape, dtype, space))
         return Buffer(self, self._emit(op, name))
 
-    def _view(self, buf: Buffer, offsets: tuple, sizes: tuple, name: str | None) -> Buffer:
+    def _view(self, buf: Buffer, offsets: tuple, sizes: tuple, name: str | None,
+              valid: tuple = ()) -> Buffer:
         source = self._buffer(buf, "tile.view", "source")
         if len(offsets) != len(buf.shape) or len(sizes) != len(buf.shape):
             raise _error(f"view of a {len(buf.shape)}-d buffer needs {len(buf.shape)} offsets and "
@@ -64,7 +65,13 @@ class _Structure(_KernelBase):
             if _is_int(off) and not 0 <= off <= extent - size:
                 raise _error(f"view [{off}, {off + size}) in dim {dim} is out of bounds "
                              f"0..{extent}")
+        if valid and len(valid) != len(sizes):
+            raise _error(f"a view's valid region needs {len(sizes)} extents, got {len(valid)}")
+        for dim, (extent, size) in enumerate(zip(valid, sizes, strict=False)):
+            if _is_int(extent) and not 0 <= extent <= size:
+                raise _error(f"valid extent {extent} in dim {dim} is outside 0..{size}")
         values = [self._use(self._index(o, "a view offset")) for o in offsets]
+        values += [self._use(self._index(v, "a valid extent")) for v in valid]
         result = MemRefType(buf.dtype, sizes, memory_space=buf.type.memory_space)
         props = {"sizes": DenseArrayBase.from_list(i64, sizes)}
         op = self._create(T.ViewOp, [source, values], props, {}, result, name)

@@ -47,6 +47,26 @@ class _SyncOps(_TileOps):
         props["event"] = IntegerAttr(_non_negative(event, "event"), i64)
         return self._sync(op_type, props, [[]], **opts)
 
+    def cross_set(self, src: str, dst: str, ident: int | Index, unit: str,
+                  **opts: Any) -> Operation:
+        """``sync.cross_set``: core ``src`` sets cross-core flag ``ident`` for core ``dst`` once
+        its earlier ops on ``unit`` (e.g. ``"FIX"``) are done (split-core targets)."""
+        props = {"src": _unit_name(src, "src"), "dst": _unit_name(dst, "dst"),
+                 "unit": _unit_name(unit, "unit")}
+        return self._cross(S.CrossSetOp, props, ident, **opts)
+
+    def cross_wait(self, src: str, dst: str, ident: int | Index, **opts: Any) -> Operation:
+        """``sync.cross_wait``: core ``dst``'s issuer waits for flag ``ident`` from core ``src``."""
+        props = {"src": _unit_name(src, "src"), "dst": _unit_name(dst, "dst")}
+        return self._cross(S.CrossWaitOp, props, ident, **opts)
+
+    def _cross(self, op_type: type[Operation], props: dict, ident: int | Index,
+               **opts: Any) -> Operation:
+        if isinstance(ident, Index):
+            return self._sync(op_type, props, [[self._use(ident)]], **opts)
+        props["id"] = IntegerAttr(_non_negative(ident, "id"), i64)
+        return self._sync(op_type, props, [[]], **opts)
+
     def pipe_barrier(self, pipe: str, **opts: Any) -> Operation:
         """``sync.pipe_barrier``: later ops on ``pipe`` wait for earlier ones."""
         return self._sync(S.PipeBarrierOp, {"pipe": _unit_name(pipe, "pipe")}, **opts)

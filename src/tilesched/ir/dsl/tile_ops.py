@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tilesched.ir import tile as T
+from tilesched.ir.annotations import CORE_ATTRIBUTE
 from tilesched.ir.dsl.located import _error, _is_int, _non_negative
 from tilesched.ir.dsl.structure import _Structure
 from tilesched.ir.dsl.values import Buffer, Index, Scalar, _Value
@@ -27,7 +28,8 @@ class _TileOps(_Structure):
 
     Every method takes the keyword options ``pipe`` (unit override), ``latency``
     (cycles), ``stage``, ``order`` and ``async_`` (software-pipelining annotations)
-    and returns the created op.
+    and returns the created op; ops with buffer operands also take ``core`` (the
+    ``tile.core`` annotation of split-core targets: ``core="AIV1"``).
     """
 
     def _tile(self, op_type: type[Operation], buffers: Sequence[Any],
@@ -38,7 +40,12 @@ class _TileOps(_Structure):
         values = [self._buffer(b, name, f"operand {i + 1}") for i, b in enumerate(buffers)]
         operands = values[:1] + list(scalars) + values[1:] if scalars else values
         options = self._tile_options(name, opts.pop("pipe", None), opts.pop("latency", None))
+        core = opts.pop("core", None)
         attributes = {**self._annotations(**_sched(opts, name)), **self._fusion_attributes()}
+        if core is not None:
+            if not isinstance(core, str) or not core:
+                raise _error(f"'{name}' core must be a core name such as \"AIV1\", got {core!r}")
+            attributes[CORE_ATTRIBUTE] = StringAttr(core)
         return self._create(op_type, operands, {**(props or {}), **options}, attributes)
 
     # data movement
@@ -217,6 +224,6 @@ def _sched(opts: dict[str, Any], op_name: str) -> dict[str, Any]:
     unknown = set(opts) - {"stage", "order", "async_"}
     if unknown:
         raise _error(f"'{op_name}' got unknown option(s) {', '.join(sorted(unknown))}; valid: "
-                     "pipe and latency (tile ops), stage, order, async_")
+                     "pipe, latency and core (tile ops), stage, order, async_")
     return {"stage": opts.get("stage"), "order": opts.get("order"),
             "async_": bool(opts.get("async_", False))}

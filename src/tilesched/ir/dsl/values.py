@@ -27,7 +27,8 @@ class ValueOwner(Protocol):
     def _index_op(self, op: type[Operation], lhs: Index, rhs: Index) -> Index: ...
     def _true(self) -> Cond: ...
     def cmp(self, predicate: str, lhs: int | Index, rhs: int | Index) -> Cond: ...
-    def _view(self, buf: Buffer, offsets: tuple, sizes: tuple, name: str | None) -> Buffer: ...
+    def _view(self, buf: Buffer, offsets: tuple, sizes: tuple, name: str | None,
+              valid: tuple = ()) -> Buffer: ...
     def _slot(self, buf: Buffer, k: int | Index, name: str | None) -> Buffer: ...
 
 
@@ -171,10 +172,11 @@ class Buffer(_Value):
         space = self.type.memory_space
         return space.data if isinstance(space, StringAttr) else str(space)
 
-    def view(self, offsets: Sequence[int | Index], sizes: Sequence[int], name: str | None = None
-             ) -> Buffer:
-        """``tile.view``: the window of shape ``sizes`` at element ``offsets`` (ints or indices)."""
-        return self.kernel._view(self, tuple(offsets), tuple(sizes), name)
+    def view(self, offsets: Sequence[int | Index], sizes: Sequence[int], name: str | None = None,
+             valid: Sequence[int | Index] = ()) -> Buffer:
+        """``tile.view``: the window of shape ``sizes`` at element ``offsets`` (ints or indices);
+        ``valid``: one extent per dimension, the window's valid region (docs/ir.md)."""
+        return self.kernel._view(self, tuple(offsets), tuple(sizes), name, tuple(valid))
 
     def block(self, sizes: Sequence[int], indices: Sequence[int | Index], name: str | None = None
               ) -> Buffer:

@@ -106,6 +106,8 @@ class FuseTilesPass(TilePass):
         found = []
         machine = Machine.of(ctx.target) if self.whole_block else None
         for segment in block_segments(block, ctx.target, facts):
+            for message, op in segment.remarks:
+                ctx.remark(message, op)
             plan = plan_segment_groups(segment, self.planner, self.beam, self.exact,
                                        self.exact_size, self.exact_seconds, machine)
             _account(plan, report)

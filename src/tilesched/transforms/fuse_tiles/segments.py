@@ -34,6 +34,7 @@ from tilesched.analysis.units import PerSignature, op_cycles, op_route
 from tilesched.ir.blocks import body_ops
 from tilesched.ir.tile import CallOp, TileOp
 from tilesched.ir.types import element_bytes, element_type_name, memref_shape
+from tilesched.ir.valid import describe_region, is_partial
 from tilesched.schedule.fusion.graph import FusionGraph, FusionNode, Stream
 from tilesched.target.model import OperandShape, Target
 
@@ -46,6 +47,7 @@ class Segment:
     nodes: list[Operation]
     graph: FusionGraph
     pinned: dict[int, list[int]] = field(default_factory=dict)  # hand-written id -> node indices
+    remarks: list[tuple[str, Operation]] = field(default_factory=list)  # why an edge is a boundary
 
 
 def block_segments(block: Block, target: Target, facts: LivenessFacts) -> list[Segment]:
@@ -122,7 +124,26 @@ class _Builder:
         dataflow = sorted({(stream.producer, k) for k, node in enumerate(graph_nodes)
                            for stream in node.reads if stream.producer is not None})
         edges = reduced_edges(nodes)  # the transitive closure of every dependence, sorted
-        return Segment(ops, nodes, FusionGraph(graph_nodes, edges, dataflow), pinned)
+        return Segment(ops, nodes, FusionGraph(graph_nodes, edges, dataflow), pinned,
+                       self.valid_boundaries(nodes, domains))
+
+    def valid_boundaries(self, nodes: list[Operation], domains: dict) -> list[tuple[str, Operation]]:
+        """Remarks for dataflow edges between fusible ops of one unit and shape that are not
+        fused because their valid regions cannot be proven equal (a fusion boundary)."""
+        remarks = []
+        for op in nodes:
+            domain = domains[op]
+            for slot in range(len(self.flow.memrefs.get(op, ())) - 1) if domain else ():
+                producer = self.flow.producer.get((op, slot))
+                other = domains.get(producer)
+                if other is not None and other[:2] == domain[:2] and other[2] != domain[2]:
+                    written = self.flow.memrefs[producer][-1]
+                    read = self.flow.memrefs[op][slot]
+                    remarks.append((f"fuse-tiles: not fused with the '{producer.name}' that "
+                                    f"produces operand {slot}: valid regions "
+                                    f"{describe_region(written)} and {describe_region(read)} "
+                                    "cannot be proven equal (a fusion boundary)", op))
+        return remarks
 
     def tile_key(self, value) -> int:
         """The segment's number for the region ``value`` covers (equal regions, one number)."""
@@ -142,7 +163,7 @@ class _Builder:
         unit = self.target.units.get(rule.unit) if rule is not None else None
         if unit is None or unit.fusion is None:
             return None
-        return (rule.unit, semantics.domain)
+        return (rule.unit, semantics.domain, semantics.valid)
 
     def node(self, op: Operation, domains: dict, index: dict) -> FusionNode:
         domain = domains[op]
@@ -203,7 +224,7 @@ class _Dataflow:
                 self.read(op, slot, self.region(value))
             if len(read_list) > len(reads):  # matmul {accumulate} reads its output
                 self.read(op, -1, self.region(memrefs[-1]))
-            self.write(op, self.region(memrefs[-1]))
+            self.write(op, self.region(memrefs[-1]), not is_partial(memrefs[-1]))
             return
         effects = effects_of(op)
         roots = {self.region(v).root for inner in op.walk() for v in inner.operands
@@ -226,8 +247,10 @@ class _Dataflow:
         for _, writer in overlapping:
             self.read_elsewhere.add(writer)
 
-    def write(self, op: Operation, region: Region) -> None:
-        entries = [(r, w) for r, w in self.current.get(region.root, []) if r != region]
+    def write(self, op: Operation, region: Region, whole: bool = True) -> None:
+        """``op`` writes ``region`` (``whole``: every element of it; a write through a valid
+        region may not, so the earlier writers of the region stay visible to later reads)."""
+        entries = [(r, w) for r, w in self.current.get(region.root, []) if r != region or not whole]
         self.current[region.root] = [*entries, (region, op)]
 
 

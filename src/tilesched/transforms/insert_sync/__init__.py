@@ -14,6 +14,10 @@
   (``pipe = "ASYNC0"``) first get their commit / wait groups as on group targets; the local
   barrier their readers in the other group need then follows the wait.
 
+On a split-core target (``ascend-a2-mix``) the flag plan runs on the core-qualified units and
+the pairs it puts between two cores become ``sync.cross_set`` / ``sync.cross_wait``
+(``insert_sync.cross_core``).
+
 Existing flags and pipe barriers are re-planned (removed and inserted anew);
 other existing sync ops stay.
 """
@@ -58,6 +62,10 @@ class InsertSyncPass(TilePass):
                 sync = FlagSync(env.target, naive=self.naive, legacy=self.legacy,
                                 rolled=self.rolled)
                 sync.run_function(block)
+                if env.target.cores:
+                    from tilesched.transforms.insert_sync.cross_core import cross_core_flags
+
+                    cross_core_flags(block, env.target)
                 for region_op, reason in sync.barrier_regions:
                     env.warn(f"barrier_all before and after this region: no flag plan fits, {reason}",
                              region_op)

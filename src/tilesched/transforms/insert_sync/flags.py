@@ -43,7 +43,7 @@ from tilesched.schedule.flags.pool import OutOfIds
 from tilesched.target.model import Target
 from tilesched.transforms.insert_sync.nested import expand, region_footprints
 
-_REPLANNED = (S.SetFlagOp, S.WaitFlagOp, S.PipeBarrierOp)
+_REPLANNED = (S.SetFlagOp, S.WaitFlagOp, S.PipeBarrierOp, S.CrossSetOp, S.CrossWaitOp)
 
 
 class FlagSync:

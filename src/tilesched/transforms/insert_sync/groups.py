@@ -10,7 +10,11 @@ groups committed after it in that iteration plus those committed before the
 consumer in this one. Loops and conditionals with async copies inside are
 items: a consumer after them waits for everything (``pending = 0``), and they
 count as no group for earlier copies (a loop may run zero times, a branch may
-not be taken: only the commits outside them are certain).
+not be taken: only the commits outside them are certain). Two copies on one
+queue need no wait (in order), within an iteration or carried. The copies right
+before a loop that copies on the same queue (a multistage prologue) are one
+group each, and need no wait before the loop when its own wait covers them at
+the iteration that first uses them (:func:`_loop_waits_for`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from dataclasses import dataclass, field
 from xdsl.dialects import scf
 from xdsl.ir import Block, Operation
 
+from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import loop_carried_dependences
+from tilesched.analysis.effects import effects_of
 from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.analysis.units import op_route
 from tilesched.ir import sync as S
@@ -93,14 +99,16 @@ def _sync_straight(ops: list[Operation], target: Target, carried, terminator,
                    trusted: set[int]) -> None:
     """Commit runs of async ops; wait before consumers (see the module docstring)."""
     queue_of = [_async_queue(op, target) for op in ops]
+    commits_after = _commit_points(ops, queue_of)
     producers = defaultdict(list)
     for dep in reduced_dependences(ops):
         if queue_of[dep.src] is None or id(ops[dep.dst]) in trusted:
             continue
         if queue_of[dep.dst] == queue_of[dep.src] and not ops[dep.dst].regions:
             continue  # one in-order queue: the later copy runs after the earlier one
+        if _loop_waits_for(ops, dep.src, dep.dst, queue_of, commits_after, target):
+            continue  # the loop's own wait covers the copy before its first use (a prologue)
         producers[dep.dst].append(dep.src)
-    commits_after = _commit_points(ops, queue_of)
     # First walk without back edges: which groups are known complete at the end of the body?
     dry, done_groups = _plan(ops, queue_of, producers, {}, commits_after)
     back = defaultdict(list)
@@ -108,6 +116,8 @@ def _sync_straight(ops: list[Operation], target: Target, carried, terminator,
         queue = queue_of[src]
         if queue is None or (src < dst and src in producers[dst]):
             continue  # the wait for this iteration's group (younger) implies the older one
+        if queue_of[dst] == queue and not ops[dst].regions:
+            continue  # one in-order queue, as within an iteration: the refill runs after
         if ops[src].regions:  # groups committed inside a nested region: wait for all of them
             back[dst].append((src, 0))
             continue
@@ -175,7 +185,9 @@ def _close_group(state: _Queue) -> None:
 
 
 def _commit_points(ops, queue_of) -> set[int]:
-    """Indices of async ops that end a run of async copies to one queue."""
+    """Indices of async ops that end a run of async copies to one queue. A run right before a
+    loop that copies on the same queue (the prologue of a multistage loop) is one group per
+    copy: the loop's own wait can then cover each copy at the iteration that first uses it."""
     points = set()
     for j, queue in enumerate(queue_of):
         if queue is None or ops[j].regions:
@@ -186,7 +198,79 @@ def _commit_points(ops, queue_of) -> set[int]:
             continue  # already committed
         if nxt is None or queue_of[nxt] != queue or ops[nxt].regions:
             points.add(j)
+        elif _run_ends_in_loop(ops, queue_of, nxt, queue):
+            points.add(j)
     return points
+
+
+def _run_ends_in_loop(ops, queue_of, start: int, queue: int) -> bool:
+    """Is the first tile work after the run of copies from ``start`` a loop copying on ``queue``?"""
+    for k in range(start, len(ops)):
+        if isinstance(ops[k], S.CommitGroupOp):
+            return False  # the program commits the run itself
+        if not _is_tile_work(ops[k]):
+            continue
+        if queue_of[k] == queue and not ops[k].regions:
+            continue
+        return isinstance(ops[k], scf.ForOp) and queue_of[k] == queue
+    return False
+
+
+_COVER_ITERATIONS = 16  # iterations of a loop searched for the wait that covers a prologue copy
+
+
+def _loop_waits_for(ops, src: int, dst: int, queue_of, commits_after, target: Target) -> bool:
+    """Does loop ``ops[dst]`` (already synchronized) wait for copy ``ops[src]`` before any op of
+    it touches what the copy accesses? Iterations are walked from the lower bound, counting the
+    groups committed after the copy's: a ``wait_group`` with ``pending = P`` completes the copy
+    once at least ``P`` groups were committed after it. A conflicting op first (other than a
+    copy on the same in-order queue), or none of either within a few iterations: no."""
+    loop, queue = ops[dst], queue_of[src]
+    if not isinstance(loop, scf.ForOp) or src > dst or queue_of[dst] != queue:
+        return False  # (a loop copying on the queue: what it leaves, later ops wait for in full)
+    lb, step = constant_value(loop.lb), constant_value(loop.step)
+    body = body_ops(loop.body.block)
+    if lb is None or step is None or step <= 0 or any(op.regions for op in body):
+        return False
+    copied = effects_of(ops[src])
+    if copied.unknown:
+        return False
+    after = sum(1 for p in commits_after if src <= p < dst and queue_of[p] == queue) - 1
+    after += sum(1 for op in ops[src + 1:dst] if isinstance(op, S.CommitGroupOp)
+                 and op.queue.value.data == queue)
+    if after < 0:
+        return False  # the copy's group is still open at the loop
+    iv = loop.body.block.args[0]
+    for trip in range(_COVER_ITERATIONS):
+        env = {iv: lb + trip * step}
+        for op in body:
+            if isinstance(op, S.CommitGroupOp):
+                after += op.queue.value.data == queue
+            elif isinstance(op, S.WaitGroupOp):
+                if op.queue.value.data == queue and op.pending is not None \
+                        and after >= op.pending.value.data:
+                    return True
+            elif _is_tile_work(op) and not (_async_queue(op, target) == queue):
+                if _conflicts_at(copied, effects_of(op), env):
+                    return False
+    return False
+
+
+def _conflicts_at(first, second, env) -> bool:
+    """May ``first`` (outside the loop) and ``second`` (at the iteration ``env`` gives) conflict?"""
+    if second.unknown:
+        return True
+    for a in first.accesses:
+        for b in second.accesses:
+            if a.region.root is not b.region.root or not (a.write or b.write):
+                continue
+            try:
+                x, y = a.region.concrete(env), b.region.concrete(env)
+            except (ValueError, KeyError):
+                return True  # offsets not known at this iteration
+            if all(xs < ye and ys < xe for (xs, xe), (ys, ye) in zip(x, y, strict=True)):
+                return True
+    return False
 
 
 def _is_tile_work(op: Operation) -> bool:
