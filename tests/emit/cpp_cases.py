@@ -212,3 +212,91 @@ def _defined_reads(text: str, target) -> bool:
     return True
 
 
+
+
+def outline(text: str, start: int, length: int, to_while: bool) -> str:
+    """The kernel with ``length`` consecutive tile ops of its innermost body, from the
+    ``start``-th (modulo), moved into a function ``@part`` it calls (every buffer and scalar
+    they use passed as an argument, in first-use order), and, with ``to_while``, its ``scf.for``
+    rewritten as the equivalent ``scf.while`` (counter carried, ``i < ub`` checked first)."""
+    from xdsl.dialects import arith, func, scf
+    from xdsl.dialects.builtin import IndexType
+    from xdsl.ir import Block, Region
+
+    module = parse_text(text)
+    kernel = next(op for op in module.ops if isinstance(op, func.FuncOp))
+    loop = next((op for op in kernel.walk() if isinstance(op, scf.ForOp)), None)
+    block = loop.body.block if loop is not None else kernel.body.block
+    tiles = [op for op in block.ops if op.name.startswith("tile.") and not op.results]
+    ops = list(block.ops)
+    picked = []  # consecutive result-less tile ops of the block (no value escapes them)
+    for op in ops[ops.index(tiles[start % len(tiles)]):]:
+        if len(picked) == max(1, length) or not op.name.startswith("tile.") or op.results:
+            break
+        picked.append(op)
+    operands: list = []
+    for op in picked:
+        for v in op.operands:
+            if v not in operands:
+                operands.append(v)
+    body = Block(arg_types=[v.type for v in operands])
+    mapping = dict(zip(operands, body.args, strict=True))
+    for op in picked:
+        body.add_op(op.clone(value_mapper=mapping))
+    body.add_op(func.ReturnOp())
+    module.body.block.add_op(func.FuncOp("part", ([v.type for v in operands], []), Region(body)))
+    call = func.CallOp("part", operands, [])
+    block.insert_op_before(call, picked[0])
+    for op in picked:
+        op.detach()
+        op.erase()
+    if to_while and loop is not None:
+        before = Block(arg_types=[IndexType()])
+        going = arith.CmpiOp(before.args[0], loop.ub, "slt")
+        before.add_ops([going, scf.ConditionOp(going, before.args[0])])
+        after = Block(arg_types=[IndexType()])
+        loop.body.block.args[0].replace_all_uses_with(after.args[0])
+        for op in list(loop.body.block.ops):
+            op.detach()
+            if isinstance(op, scf.YieldOp):
+                step = arith.AddiOp(after.args[0], loop.step)
+                after.add_ops([step, scf.YieldOp(step)])
+            else:
+                after.add_op(op)
+        loop.parent_block().insert_op_before(
+            scf.WhileOp([loop.lb], [IndexType()], Region(before), Region(after)), loop)
+        loop.detach()
+        loop.erase()
+    return str(module)
+
+
+def outlined_cases(count: int = 4, seed: int = 0) -> list[Prepared]:
+    """Random fusion-test kernels with a random run of tile ops outlined into a called function
+    (and loops as scf.while), each after insert-sync and fuse-tiles,insert-sync; expected
+    outputs from the numpy semantics of the kernel before outlining."""
+    target = load_target("ascend-a2")
+    texts = fusion_texts(count)
+    draws: list[tuple[int, int, bool]] = []
+
+    @settings(max_examples=count, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.integers(0, 20), st.integers(1, 6))
+    def collect(start: int, length: int) -> None:
+        draws.append((start, length, len(draws) % 2 == 0))  # loops as while and as for
+
+    collect()
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (text, (start, length, to_while)) in enumerate(zip(texts, draws, strict=False)):
+            original_path = pathlib.Path(tmp) / f"kernel{k}.mlir"
+            original_path.write_text(text)
+            path = pathlib.Path(tmp) / f"outlined{k}.mlir"
+            path.write_text(outline(text, start, length, to_while))
+            original, _ = transform(str(original_path), target, "")
+            for pipeline in PIPELINES[:2]:
+                _, transformed = transform(str(path), target, pipeline)
+                out.append(prepare(original, transformed, target,
+                                   f"outlined kernel {k} (ops {start}+{length}, "
+                                   f"{'while' if to_while else 'for'}) [{pipeline}]", {}, seed,
+                                   f"outlined{k}", "k"))
+    return out

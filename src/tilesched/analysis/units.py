@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Generic, TypeVar
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, StringAttr
 from xdsl.ir import Operation
 
@@ -82,8 +83,10 @@ def unit_kind(op: Operation, target: Target) -> tuple[str | None, str | None]:
 
 
 def contains_unit_work(op: Operation, target: Target) -> bool:
-    """Does ``op`` (or anything nested in it) run on a non-inline unit?"""
-    return any(unit_kind(inner, target)[1] not in (None, "inline") for inner in op.walk())
+    """Does ``op`` (or anything nested in it) run on a non-inline unit? A ``func.call`` may:
+    its callee's body is elsewhere and may use any unit."""
+    return any(isinstance(inner, func.CallOp) or unit_kind(inner, target)[1] not in
+               (None, "inline") for inner in op.walk())
 
 
 def region_unit(op: Operation, target: Target) -> str | None:
@@ -97,8 +100,8 @@ def region_unit(op: Operation, target: Target) -> str | None:
     for inner in op.walk():
         if inner is op:
             continue
-        if inner.name.startswith("sync."):
-            return None
+        if inner.name.startswith("sync.") or isinstance(inner, func.CallOp):
+            return None  # a call's callee may use any unit
         units.add(unit_kind(inner, target)[0])
     units.discard(None)
     return units.pop() if len(units) == 1 else None

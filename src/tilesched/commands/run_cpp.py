@@ -26,6 +26,7 @@ from tilesched.diagnostics import TileschedError
 from tilesched.emit import harness
 from tilesched.emit.cpp import emit
 from tilesched.ir.sync import SyncOp
+from tilesched.ir.text import location_of
 from tilesched.sim.functional import Memory, run_reference
 from tilesched.sim.lower import find_function, lower_module, parse_arg_values
 from tilesched.sim.trace import TraceError
@@ -51,6 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("-p", "--pipeline", default="", metavar="PIPELINE",
                         help="passes to run before emitting, e.g. fuse-tiles,insert-sync")
     add_arg_option(parser)
+    parser.add_argument("--function", metavar="NAME",
+                        help="kernel to run (default: the first function with a body)")
     parser.add_argument("--seed", type=non_negative_int, default=0,
                         help="seed of the random inputs, >= 0 (default 0)")
     parser.add_argument("--pto-isa", metavar="DIR",
@@ -80,14 +83,18 @@ class Prepared:
     expected: list[np.ndarray]
     names: list[str]
     dtypes: list[str]
+    compared: list[bool] | None = None  # per buffer; False: not an output of the kernel
 
 
 def prepare(module: ModuleOp, transformed: ModuleOp, target: Target, label: str,
-            args: dict[str, int | float], seed: int = 0, source: str = "") -> Prepared:
-    """Emit ``transformed``; inputs and expected outputs from ``module``'s numpy semantics."""
-    fn = find_function(module)
+            args: dict[str, int | float], seed: int = 0, source: str = "",
+            function: str | None = None) -> Prepared:
+    """Emit ``transformed``; inputs and expected outputs from ``module``'s numpy semantics of
+    ``function`` (default: the first function with a body)."""
+    fn = find_function(module, function)
     try:
-        trace = lower_module(*_reference(module, target, source), args, strict_args=False)
+        trace = lower_module(*_reference(module, target, source), args, function=function,
+                             strict_args=False)
     except TraceError as err:
         raise TileschedError(str(err), source or None) from None
     buffers = trace.arguments
@@ -99,11 +106,17 @@ def prepare(module: ModuleOp, transformed: ModuleOp, target: Target, label: str,
     emitted = emit(transformed, target, source)
     kernel = next((k for k in emitted.kernels if k.ir_name == fn.sym_name.data), None)
     if kernel is None:
-        raise TileschedError(f"run-cpp: the pipeline removed @{fn.sym_name.data}")
+        called = any(d for d in emitted.devices if f"// @{fn.sym_name.data}: a device" in d)
+        raise TileschedError(f"run-cpp: @{fn.sym_name.data} is called by another function, so it "
+                             "is a device function, not a kernel (pick a kernel with --function)"
+                             if called else f"run-cpp: the pipeline removed @{fn.sym_name.data}",
+                             location_of(fn))
     if sum(p.is_buffer for p in kernel.params) != len(buffers):
         raise TileschedError("run-cpp: the kernel's buffer arguments differ from the program's")
     case = harness.Case(label, emitted, kernel, inputs, args)
-    return Prepared(case, expected, [b.name for b in buffers], [b.dtype for b in buffers])
+    compared = [p.output for p in kernel.params if p.is_buffer]  # a kernel entry's UB arguments
+    return Prepared(case, expected, [b.name for b in buffers], [b.dtype for b in buffers],
+                    compared)
 
 
 def _reference(module: ModuleOp, target: Target, source: str) -> tuple[ModuleOp, Target]:
@@ -136,8 +149,11 @@ def transform(path: str, target: Target, pipeline: str) -> tuple[ModuleOp, Modul
 def compare(prepared: Prepared, outputs: list[np.ndarray]) -> list[Output]:
     """Element-by-element comparison of every buffer with its expected contents."""
     found = []
-    for name, dtype, want, got in zip(prepared.names, prepared.dtypes, prepared.expected,
-                                      outputs, strict=True):
+    compared = prepared.compared or [True] * len(prepared.names)
+    for name, dtype, want, got, keep in zip(prepared.names, prepared.dtypes, prepared.expected,
+                                            outputs, compared, strict=True):
+        if not keep:  # do not outlive the kernel (a kernel entry's on-chip arguments)
+            continue
         with np.errstate(all="ignore"):
             a = want.astype(np.float64)
             b = got.astype(np.float64)
@@ -171,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     harness.find_compiler()
     original, transformed = transform(args.file, target, args.pipeline)
     prepared = prepare(original, transformed, target, args.file, parse_arg_values(args.arg),
-                       args.seed, args.file)
+                       args.seed, args.file, args.function)
     if args.keep:
         compile_seconds, results = run_cases([prepared], pathlib.Path(args.keep), headers)
     else:

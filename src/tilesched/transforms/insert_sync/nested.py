@@ -53,11 +53,14 @@ def region_footprints(op: Operation, target: Target) -> dict[str, Footprint] | N
     """Per queued unit, the footprint of ``op``'s nested tile ops on it; None when some
     nested op runs inline on the issuer or has unknown effects (then the region keeps the
     ``barrier_all`` boundary). A ``func.call`` has unknown effects; an ``scf.while`` runs its
-    regions an unknown number of rounds, which the entry / exit plan does not model."""
+    regions an unknown number of rounds, which the entry / exit plan does not model; so does a
+    region that contains either."""
     if isinstance(op, func.CallOp | scf.WhileOp):
         return None
     found: dict[str, Footprint] = defaultdict(Footprint)
     for inner in op.walk():
+        if isinstance(inner, func.CallOp | scf.WhileOp):  # nested in a loop or an if, too
+            return None
         if inner is op or inner.regions or inner.name.startswith("sync."):
             continue
         unit, kind = unit_kind(inner, target)

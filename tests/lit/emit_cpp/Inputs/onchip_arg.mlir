@@ -1,4 +1,4 @@
-func.func @arg(%t: memref<16x32xf32, "UB">, %x: memref<16x32xf32, "GM">) {
-  tile.store %t, %x : memref<16x32xf32, "UB">, memref<16x32xf32, "GM">
+func.func @arg(%t: memref<16x32xf16, "L1">, %x: memref<16x32xf16, "GM">) {
+  tile.load %x, %t : memref<16x32xf16, "GM">, memref<16x32xf16, "L1">
   func.return
 }
