@@ -20,7 +20,8 @@ reads generate. The verdict of a static op is the AND over all its dynamic insta
   with an unknown induction variable: the second walk starts from the liveness after the loop
   united with the body's own live-in, which is the fixpoint for gen/kill transfer functions;
 - both branches of an ``scf.if`` are walked and their live-ins united;
-- a region the analysis cannot evaluate (an unknown offset) reads the whole root and kills
+- a region the analysis cannot evaluate (an unknown offset, or any region of a
+  buffer with a dynamic shape, whose elements cannot be numbered) reads the whole root and kills
   nothing; a write through a valid region (``tile.view ... valid``) that may be smaller than
   its window kills nothing either (it may leave part of the window as it was); an op it does not know reads every buffer it touches; a ``memref.alloc`` kills its
   buffer (each execution makes a fresh one).
@@ -251,8 +252,12 @@ class _Walker:
         return found
 
     def everything(self, root: SSAValue) -> int:
-        """The bitset of every element of ``root``."""
-        return (1 << math.prod(self.shape(root))) - 1
+        """The bitset of every element of ``root``; one bit standing for the whole buffer when
+        its shape is dynamic (its regions have no box: reads gen it whole, writes kill nothing)."""
+        shape = self.shape(root)
+        if not _static(shape):
+            return 1
+        return (1 << math.prod(shape)) - 1
 
     def box_bits(self, root: SSAValue, box: Box) -> int:
         """The bitset of the elements of ``box`` in ``root`` (row-major), made once per shape
@@ -296,8 +301,16 @@ def _unite(live: Live, other: Live) -> None:
         live[root] = live.get(root, 0) | mask
 
 
+def _static(shape: tuple[int, ...]) -> bool:
+    """No dimension is dynamic (``?``, a negative size in the type)."""
+    return all(size >= 0 for size in shape)
+
+
 def _box(region: Region, env: dict) -> Box | None:
-    """The region's element ranges, or None when an offset cannot be evaluated."""
+    """The region's element ranges, or None when an offset cannot be evaluated or the root's
+    shape is dynamic (elements cannot be numbered)."""
+    if not _static(memref_shape(region.root.type)):
+        return None
     values = {}
     for dim in region.dims:
         start = dim.start

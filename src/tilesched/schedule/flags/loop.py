@@ -217,7 +217,7 @@ def _rotating_plan(items, limit, caps, intra, intra_pairs, back_syncs, const, ah
     plan (``rotate_intra``: each of its ids becomes ``modulus`` ids, ``(i mod modulus)``
     picking one, so its next set need not wait for this iteration's wait); None when the
     ids do not fit without widening."""
-    pairs = set(const) | set(ahead)
+    pairs = list(dict.fromkeys([*const, *ahead]))  # in order of first need: deterministic
     width = {key: max(modulus, key[2] + 1) for found in ahead.values() for key in found}
     room = {pair: caps.get(pair, limit) - len(const.get(pair, ()))
             - sum(width[key] for key in ahead.get(pair, ())) for pair in pairs}

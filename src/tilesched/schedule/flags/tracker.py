@@ -65,19 +65,21 @@ class FlagTracker:
         self._sets_after: dict[int, int] = defaultdict(int)
         self._declared: dict[Pair, list[int]] = defaultdict(list)
         self._declared_at: dict[Pair, list[int]] = defaultdict(list)  # positions
-        self._pairs: set[Pair] = set()
-        self._pairs_of: dict[str, set[Pair]] = defaultdict(set)  # unit -> tracked pairs with it
+        # insertion-ordered (dicts, not sets): the order pairs are visited in decides the order of
+        # pressures and pending pairs, and a set of str pairs iterates by PYTHONHASHSEED
+        self._pairs: dict[Pair, None] = {}
+        self._pairs_of: dict[str, dict[Pair, None]] = defaultdict(dict)  # unit -> its tracked pairs
         for pair in self.reserved:
             self._track(pair)
         self._cache: dict = {}  # views and pressures of the current state (cleared on change)
         self._now: dict[Pair, tuple[int, int]] | None = None  # see _components
-        self._stale: set[Pair] = set()
+        self._stale: dict[Pair, None] = {}
 
     def _track(self, pair: Pair) -> None:
         if pair not in self._pairs:
-            self._pairs.add(pair)
-            self._pairs_of[pair[0]].add(pair)
-            self._pairs_of[pair[1]].add(pair)
+            self._pairs[pair] = None
+            self._pairs_of[pair[0]][pair] = None
+            self._pairs_of[pair[1]][pair] = None
 
     # ------------------------------------------------------------------ building the order
 
@@ -107,7 +109,7 @@ class FlagTracker:
         self._seq[j] = (item.unit, after[item.unit])
         self._after[j] = after
         if not item.inline:
-            for unit in set(consumer_units) - {item.unit}:
+            for unit in dict.fromkeys(u for u in consumer_units if u != item.unit):  # in order
                 self._declared[(item.unit, unit)].append(after[item.unit])
                 self._declared_at[(item.unit, unit)].append(j)
                 self._track((item.unit, unit))
@@ -295,7 +297,7 @@ class FlagTracker:
             new_held[pair] = new_held.get(pair, 0) + 1
         components = self._components()
         changed = {}
-        for pair in self._pairs_of[unit].union(new_held):
+        for pair in dict.fromkeys([*self._pairs_of[unit], *new_held]):
             held, pending = components.get(pair, (0, 0))
             if pair[0] == unit:
                 held = self.held(pair, alloc_view)
