@@ -1,7 +1,8 @@
 """Optional native (Cython) modules of the simulator's hot loops.
 
-Every ``src/tilesched/**/*.pyx`` is compiled next to the pure-Python module it accelerates. The
-extensions are optional: when Cython or a C++ compiler is missing, or a build fails, the install
+Every ``src/tilesched/**/*.pyx`` is compiled in place (the simulator's are in ``sim/native/``,
+which names each one's pure-Python twin; they cimport ``sim/isa.pxd``). The extensions are
+optional: when Cython or a C++ compiler is missing, or a build fails, the install
 goes on and tilesched runs its pure-Python modules (same results, slower). Metadata lives in
 pyproject.toml.
 """
