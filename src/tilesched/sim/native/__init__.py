@@ -18,7 +18,13 @@ runs in a circle through a compiled module. The stages reach them only through t
 read at every call so a test can flip it), and a module that was not built is ``None`` here.
 When one was not built, the pure-Python twin runs - the same results, several times slower - and
 importing the simulator says so once on standard error, since the build only warns where
-``pip install -v`` shows it.
+``pip install -v`` shows it. A module built from other sources than the ones on disk (an edit
+not rebuilt: ``sources.py`` hashes them, ``setup.py`` compiles the hash in) is said too, with a
+:class:`StaleBuildWarning`, and ``tests/sim/native/test_twins.py`` fails on it.
+
+Every compiled function and method names its Python twin in its docstring (``Python twin:``) and
+the twin names it back (``Compiled twin:``); ``tests/sim/native/test_twins.py`` checks the map
+without a build. docs/simulator.md "Changing simulator semantics" says what to edit.
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ from __future__ import annotations
 import os
 import pathlib
 import sys
+import warnings
+
+from tilesched.sim.native.sources import source_hash
 
 try:
     from tilesched.sim.native import core
@@ -63,6 +72,22 @@ def missing_native_modules() -> list[str]:
     built = {"core": core, "bound": bound, "producers": producers, "repeat": repeat}
     return [p.stem for p in sorted(HERE.glob("*.pyx")) if built.get(p.stem) is None]
 
+
+class StaleBuildWarning(UserWarning):
+    """A compiled twin was built from other sources than the ones on disk."""
+
+
+def stale_modules() -> list[str]:
+    """The built compiled modules whose recorded source hash is not that of the files here."""
+    built = {"core": core, "bound": bound, "producers": producers, "repeat": repeat}
+    return [name for name, module in built.items()
+            if module is not None and getattr(module, "SOURCE_HASH", "") != source_hash(name)]
+
+
+if not pure_python() and (_stale := stale_modules()):
+    warnings.warn(f"tilesched: the compiled simulator modules {', '.join(_stale)} were built from "
+                  "other sources than the ones in sim/native/ (an edit not rebuilt?); rebuild with "
+                  "'python setup.py build_ext --inplace'", StaleBuildWarning, stacklevel=2)
 
 if not pure_python() and (_missing := missing_native_modules()):
     print(f"tilesched: warning: the compiled simulator core was not built ({', '.join(_missing)} "

@@ -34,6 +34,9 @@ from libcpp.vector cimport vector
 
 from tilesched.sim import isa as _isa
 from tilesched.sim.isa cimport ENQ as _ENQ, INLINE as _INLINE, TILE as _TILE
+from tilesched.sim.native.source_hash cimport TILESCHED_SOURCE_HASH
+
+SOURCE_HASH = TILESCHED_SOURCE_HASH.decode()  # what it was built from (native/sources.py)
 
 cdef extern from "Python.h":
     bint _is_tuple "PyTuple_CheckExact"(PyObject*)
@@ -594,7 +597,9 @@ cdef class _Path:
 
 
 cdef class BoundTracker:
-    """Unit work and per-issuer critical paths, fed chunk by chunk in program order."""
+    """Unit work and per-issuer critical paths, fed chunk by chunk in program order.
+
+    Python twin: ``tilesched.sim.engine.critical_path.BoundTracker``."""
 
     cdef list paths  # of _Path, or None
     cdef list unit_names  # unit slot -> name
@@ -623,7 +628,9 @@ cdef class BoundTracker:
         return slots[name]
 
     def feed(self, Py_ssize_t issuer, code) -> None:
-        """Account for one chunk of an issuer's instructions."""
+        """Account for one chunk of an issuer's instructions.
+
+        Python twin: ``tilesched.sim.engine.critical_path.BoundTracker.feed``."""
         cdef _Path path = None
         if self.paths is not None:
             if not 0 <= issuer < len(self.paths):
@@ -667,11 +674,15 @@ cdef class BoundTracker:
 
     @property
     def work(self) -> dict:
-        """Total op time per unit (non-pipelined units and inline units), in first-work order."""
+        """Total op time per unit (non-pipelined units and inline units), in first-work order.
+
+        Python twin: ``tilesched.sim.engine.critical_path.BoundTracker.work``."""
         return {self.unit_names[u]: self.unit_work[u] for u in self.touched}
 
     def busiest(self) -> tuple:
-        """``(unit, total op time)`` of the busiest unit (``("-", 0)`` when none worked)."""
+        """``(unit, total op time)`` of the busiest unit (``("-", 0)`` when none worked).
+
+        Python twin: ``tilesched.sim.engine.critical_path.BoundTracker.busiest``."""
         if not self.touched.size():
             return "-", 0
         cdef int best = self.touched[0], u
@@ -681,11 +692,15 @@ cdef class BoundTracker:
         return self.unit_names[best], self.unit_work[best]
 
     def longest_paths(self) -> list:
-        """Each issuer's longest read-after-write chain so far."""
+        """Each issuer's longest read-after-write chain so far.
+
+        Python twin: ``tilesched.sim.engine.critical_path.CriticalPath.longest`` (per issuer)."""
         return [(<_Path>path).longest for path in self.paths or ()]
 
     def bound(self) -> tuple:
-        """``(bound, reason)``: the larger of the busiest unit's work and the critical path."""
+        """``(bound, reason)``: the larger of the busiest unit's work and the critical path.
+
+        Python twin: ``tilesched.sim.engine.critical_path.BoundTracker.bound``."""
         unit_name, unit_work = self.busiest()
         path = max(self.longest_paths(), default=0)
         if unit_work >= path:

@@ -19,6 +19,9 @@ import types
 
 from tilesched.sim import isa
 from tilesched.sim.trace import SYNC_OPS, Access, TraceOp
+from tilesched.sim.native.source_hash cimport TILESCHED_SOURCE_HASH
+
+SOURCE_HASH = TILESCHED_SOURCE_HASH.decode()  # what it was built from (native/sources.py)
 
 
 cdef extern from "Python.h":
@@ -74,8 +77,9 @@ cdef Py_ssize_t _SHAPE = _slot_offset(Access, "shape")
 
 
 def chunk_code(object group, object chunk, object ref, object stride):
-    """The instructions of one chunk for one issuer group, op references from ``ref`` (see
-    ``GroupCompiler.code``)."""
+    """The instructions of one chunk for one issuer group, op references from ``ref``.
+
+    Python twin: ``tilesched.sim.code.chunk_compiler.GroupCompiler._code``."""
     cdef list code = []
     cdef object item = isa.TILE
     cdef dict seen = group.seen
@@ -108,7 +112,9 @@ def chunk_code(object group, object chunk, object ref, object stride):
 
 
 def moved_ops(list ops, tuple plan):
-    """``ops`` one period later, moved as ``plan`` says (see ``LoopReplay._moved``)."""
+    """``ops`` one period later, moved as ``plan`` says (a known plan).
+
+    Python twin: ``tilesched.sim.lowering.replay.LoopReplay._moved``."""
     cdef list out = list(ops)
     cdef list moved, bounds
     cdef tuple operands, moves, dims, entry
@@ -129,8 +135,10 @@ def moved_ops(list ops, tuple plan):
 
 
 def issuer_code(object tiles, object syncs, list ops, Py_ssize_t base):
-    """The instructions of one issuer group's ops, with memory operands (see
-    ``InstructionCompiler.issuer_code``, ``_TileTranslator.translate``, ``_accesses`` and
+    """The instructions of one issuer group's ops, with memory operands.
+
+    Python twin: ``tilesched.sim.code.program.InstructionCompiler.issuer_code`` (with
+    ``_TileTranslator.translate``, ``_TileTranslator.translate``, ``_accesses`` and
     ``_group_accesses``, ``_SyncTranslator.translate``); ``tiles`` is the group's
     ``_TileTranslator``, ``syncs`` its ``_SyncTranslator``."""
     cdef list body = []

@@ -15,6 +15,9 @@ iteration lowered one by one.
 
 from tilesched.sim.isa cimport ENQ, INLINE, MARK
 from tilesched.sim.isa import reference_at
+from tilesched.sim.native.source_hash cimport TILESCHED_SOURCE_HASH
+
+SOURCE_HASH = TILESCHED_SOURCE_HASH.decode()  # what it was built from (native/sources.py)
 
 cdef int _ENQ = ENQ, _INLINE = INLINE
 cdef Py_ssize_t _AT[32]  # per opcode: where its op reference sits (isa.reference_at)
@@ -29,7 +32,12 @@ def repeated_code(list templates, Py_ssize_t count, object delta, dict steps,
     each made from the iteration ``len(templates)`` earlier (``templates``: the group's
     instructions of the period before ``first``, each ending with a ``MARK``), each followed by
     ``mark_head + (next iteration, frame)``; ``last``: those of the last period, one list per
-    iteration."""
+    iteration.
+
+    Python twin: ``tilesched.sim.code.chunk_compiler.GroupCompiler._code`` on each iteration
+    lowered again (there is no batched Python loop: the Python engine needs a chunk per
+    iteration; ``tests/sim/code/test_sim_producers.py`` checks that both give the same
+    instructions)."""
     cdef Py_ssize_t period = len(templates), j, k, size
     cdef list window = list(templates), out = [], prev, new
     cdef object n = first
