@@ -91,7 +91,10 @@ class GroupCompiler:
         return code
 
     def _code(self, chunk, ref: int, stride: int) -> list[tuple]:
-        """:meth:`code` of a chunk of lowered ops, in Python (its compiled twin: ``native/producers.pyx`` ``chunk_code``)."""
+        """:meth:`code` of a chunk of lowered ops, in Python.
+
+        Compiled twin: ``native/producers.pyx`` ``chunk_code`` (and ``native/repeat.pyx``
+        ``repeated_code`` for whole periods of replayed iterations)."""
         code: list[tuple] = []
         append = code.append
         seen = self.seen

@@ -399,7 +399,9 @@ class InstructionCompiler:
                     users: dict[int, set[int]], written: set[int]) -> list[tuple]:
         """The instructions of one issuer group's ops (the first one numbered ``base``), as
         :meth:`tile` and :meth:`sync` translate them; the buffers each agent accesses are added
-        to ``users``, the buffers written to ``written``."""
+        to ``users``, the buffers written to ``written``.
+
+        Compiled twin: ``native/producers.pyx`` ``issuer_code`` (with memory operands)."""
         tiles = _TileTranslator(self, issuer, users, written)
         syncs = _SyncTranslator(self, issuer)
         compiled = native.use(native.producers)

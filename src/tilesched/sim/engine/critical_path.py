@@ -70,7 +70,9 @@ def critical_path(code: list[tuple]) -> int:
 
 
 class BoundTracker:
-    """Unit work and per-issuer critical paths, fed chunk by chunk in program order."""
+    """Unit work and per-issuer critical paths, fed chunk by chunk in program order.
+
+    Compiled twin: ``native/bound.pyx`` ``BoundTracker`` (``work`` is its ``work()``)."""
 
     def __init__(self, p: Program, paths: bool = True):
         self.p = p
@@ -80,7 +82,9 @@ class BoundTracker:
         self.paths = [CriticalPath() for _ in range(p.issuer_count)] if paths else None
 
     def feed(self, issuer: int, code: list[tuple]) -> None:
-        """Account for one chunk of an issuer's instructions."""
+        """Account for one chunk of an issuer's instructions.
+
+        Compiled twin: ``native/bound.pyx`` ``BoundTracker.feed``."""
         work, names, inline = self.work, self.names, self.p.inline_units
         for ins in code:
             op = ins[0]
@@ -96,14 +100,18 @@ class BoundTracker:
             self.paths[issuer].feed(code)
 
     def busiest(self) -> tuple[str, int]:
-        """``(unit, total op time)`` of the busiest unit (``("-", 0)`` when none worked)."""
+        """``(unit, total op time)`` of the busiest unit (``("-", 0)`` when none worked).
+
+        Compiled twin: ``native/bound.pyx`` ``BoundTracker.busiest``."""
         if not self.work:
             return "-", 0
         name = max(self.work, key=self.work.get)
         return name, self.work[name]
 
     def bound(self) -> tuple[int, str]:
-        """``(bound, reason)``: the larger of the busiest unit's work and the critical path."""
+        """``(bound, reason)``: the larger of the busiest unit's work and the critical path.
+
+        Compiled twin: ``native/bound.pyx`` ``BoundTracker.bound``."""
         unit_name, unit_work = self.busiest()
         path = max((c.longest for c in self.paths or ()), default=0)
         if unit_work >= path:
@@ -112,7 +120,9 @@ class BoundTracker:
 
 
 class CriticalPath:
-    """The longest RAW chain through one issuer's tile ops, fed in program order."""
+    """The longest RAW chain through one issuer's tile ops, fed in program order.
+
+    Compiled twin: ``native/bound.pyx`` ``_Path`` (``longest``: ``BoundTracker.longest_paths``)."""
 
     def __init__(self) -> None:
         self.writers: dict[int, WrittenRegions] = {}

@@ -48,7 +48,10 @@ DEFAULT_FLOOR_EVERY = 1 << 14  # worklist rounds between live-event sweeps
 
 
 class Engine(IssuerWalk, UnitWalk):
-    """One simulation of a compiled program; :meth:`run` returns a :class:`SimResult`."""
+    """One simulation of a compiled program; :meth:`run` returns a :class:`SimResult`.
+
+    Compiled twin: ``native/core.pyx`` ``NativeEngine`` (clean runs only; ``clock`` is its
+    ``clocks``)."""
 
     def __init__(self, program: Program, check_races: bool = True, record: bool = False,
                  bound: bool = True, steady: bool = False, replay: bool = True):
@@ -145,7 +148,9 @@ class Engine(IssuerWalk, UnitWalk):
             self.worklist.append(agent)
 
     def run(self) -> SimResult:
-        """Execute until every agent is done or nothing can move, then build the result."""
+        """Execute until every agent is done or nothing can move, then build the result.
+
+        Compiled twin: ``native/core.pyx`` ``NativeEngine.run``."""
         for i in range(self.n_issuers):
             self.push(i)
         while self._drain() or self._arbitrate():

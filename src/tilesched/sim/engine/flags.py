@@ -18,6 +18,8 @@ both exist:
 ``peak_live_events["SRC->DST"]`` is the largest number of flags of that directed pair that were set
 and not yet consumed at one instant. :class:`LiveEvents` sweeps each pair's set/clear events in
 time order once no agent can still produce an earlier one, so its buffer stays small.
+
+Compiled twin: ``native/core.pyx`` runs flag matching and the live-event sweep (``PairSweep`` in ``native/core_state.h``) of clean runs (``NativeEngine``).
 """
 
 from __future__ import annotations

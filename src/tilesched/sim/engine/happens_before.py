@@ -27,6 +27,8 @@ only after everything it depends on); which linear extension must not matter, an
   description over those pairs (``first``: the side earlier in the source). Both are functions
   of the set of racing class pairs, not of which access happened to be processed last, so ``sim``
   and ``sim --full`` (or any other processing order) report the same races.
+
+Compiled twin: ``native/core.pyx`` runs race detection (its histories are ``Table`` in ``native/core_state.h``, which only detects: the first race hands the run back to this module) of clean runs (``NativeEngine``).
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ LDS queue). Each such LDS op leaves a *mark* on its queue (its end time and cloc
 commits do); ``lds_out`` holds, per issuer, the ``(count, private accesses)`` not yet awaited.
 ``local`` barriers and ``barrier_all`` drain the queue and forget them. LDS writes to LDS are
 still visible to the other group only through a ``local`` barrier.
+
+Compiled twin: ``native/core.pyx`` runs the issuer walk of clean runs (``NativeEngine``).
 """
 
 from __future__ import annotations

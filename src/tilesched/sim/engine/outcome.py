@@ -94,7 +94,9 @@ def _cycles(e) -> int:
 
 
 def build_result(e) -> SimResult:
-    """Assemble the SimResult after the run."""
+    """Assemble the SimResult after the run.
+
+    Compiled twin: ``native/core.pyx`` ``NativeEngine.summary`` (with :func:`native_result`)."""
     deadlock = diagnose_deadlock(e)
     cycles = _cycles(e)
     peak = e.flags.finish(e._time_floor)

@@ -24,6 +24,9 @@ lowering continues at iteration ``j + m k``. The tail and everything after the l
 
 Where no cut repeats within the budget, or the loop is not analyzable, the loop is simulated in
 full (``--max-ops`` bounds that).
+
+No compiled twin: steady-state runs use the Python engine (and the Python bound tracker,
+whose internals a jump advances).
 """
 
 from __future__ import annotations

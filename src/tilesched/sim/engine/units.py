@@ -10,6 +10,8 @@ consumes from ``head``; consumed prefixes are cut off now and then (``base`` cou
 queue holds what is pending, not the whole run. Issuers that wait for a unit to reach a count
 (``barrier_all``, ``wait_group``, ``local`` barriers) read the unit's time and clock when it gets
 there: the current ones, or for group commits a *mark* the unit recorded when it passed the count.
+
+Compiled twin: ``native/core.pyx`` runs the unit walk of clean runs (``NativeEngine``).
 """
 
 from __future__ import annotations

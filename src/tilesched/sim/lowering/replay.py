@@ -158,7 +158,9 @@ class LoopReplay:
         """``ops`` one period later (``None`` when something does not simply move: a buffer
         whose regions move by different amounts, a ``wait_group`` count computed at run time;
         a per-slot event id repeats with the period: ``loop_analysis``). Ops none
-        of whose operands move are the same pair objects (``chunk_compiler.py`` knows them)."""
+        of whose operands move are the same pair objects (``chunk_compiler.py`` knows them).
+
+        Compiled twin: ``native/producers.pyx`` ``moved_ops`` (with a known plan)."""
         if plan is None:
             plan = self._plan(ops)
             if plan is None:
