@@ -73,9 +73,7 @@ def test_every_compiled_item_names_a_python_twin_that_names_it_back(path):
         twins = TWIN.findall(doc)
         assert twins, f"{path.name} {name}: its docstring names no 'Python twin: ``...``'"
         obj, owner = resolve(twins[0])
-        back = inspect.getdoc(obj) if obj is not None and not isinstance(obj, int) else None
-        if back is None or f"native/{path.name}" not in back:
-            back = inspect.getdoc(owner) or ""
+        back = inspect.getdoc(obj if obj is not None else owner) or ""
         assert f"native/{path.name}" in back, (
             f"{twins[0]} (the twin of {path.name} {name}) does not name native/{path.name}")
 
