@@ -27,7 +27,6 @@ it is simulated in full.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, memref, scf
@@ -43,93 +42,25 @@ from xdsl.ir.affine import (
 
 from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
 from tilesched.sim.isa import MAX_PERIOD
+from tilesched.sim.lowering.periodic import (
+    OPAQUE,
+    UNKNOWN,
+    Periodic,
+    Sym,
+    add,
+    const,
+    increment,
+    lcm,
+    mul,
+    neg,
+    negation,
+    select,
+    sub,
+)
 
 
 class Unanalyzable(Exception):
     """The loop's iterations cannot be shown periodic (the message says why)."""
-
-
-@dataclass(frozen=True)
-class Periodic:
-    """``v(n) = q[n % P] + d[n % P] * (n // P)`` for iteration index ``n >= 0``."""
-
-    q: tuple[int, ...]
-    d: tuple[int, ...]
-
-    @property
-    def period(self) -> int:
-        return len(self.q)
-
-    @staticmethod
-    def const(value: int) -> Periodic:
-        return Periodic((value,), (0,))
-
-    @property
-    def constant(self) -> int | None:
-        """The value when it never changes, else ``None``."""
-        if all(x == 0 for x in self.d) and all(x == self.q[0] for x in self.q):
-            return self.q[0]
-        return None
-
-    def at(self, n: int) -> int:
-        r = n % self.period
-        return self.q[r] + self.d[r] * (n // self.period)
-
-    def expand(self, period: int) -> Periodic:
-        """The same sequence written with a period that is a multiple of this one."""
-        p = self.period
-        if period == p:
-            return self
-        factor = period // p
-        q = tuple(self.q[r % p] + self.d[r % p] * (r // p) for r in range(period))
-        d = tuple(self.d[r % p] * factor for r in range(period))
-        return Periodic(q, d)
-
-    def map2(self, other: Periodic, fn) -> Periodic:
-        """Combine residue by residue (``fn((q1, d1), (q2, d2)) -> (q, d)``)."""
-        period = _lcm(self.period, other.period)
-        a, b = self.expand(period), other.expand(period)
-        pairs = [fn((a.q[r], a.d[r]), (b.q[r], b.d[r])) for r in range(period)]
-        return Periodic(tuple(p[0] for p in pairs), tuple(p[1] for p in pairs))
-
-    def scale(self, c: int) -> Periodic:
-        return Periodic(tuple(x * c for x in self.q), tuple(x * c for x in self.d))
-
-    def divisible_expansion(self, c: int) -> Periodic:
-        """An expansion whose per-period increments are all multiples of ``c``."""
-        factor = 1
-        for x in self.d:
-            factor = _lcm(factor, c // math.gcd(x, c))
-        return self.expand(self.period * factor)
-
-
-@dataclass(frozen=True)
-class Sym:
-    """A symbolic value: ``pa`` (periodic part) plus an ``opaque`` n-independent part, or unknown."""
-
-    pa: Periodic | None
-    opaque: bool = False
-
-    @property
-    def unknown(self) -> bool:
-        return self.pa is None
-
-    @property
-    def independent(self) -> bool:
-        """Does not depend on the iteration index (but may be opaque)."""
-        return self.pa is not None and self.pa.constant is not None
-
-    @property
-    def exact(self) -> bool:
-        return self.pa is not None and not self.opaque
-
-
-UNKNOWN = Sym(None)
-OPAQUE = Sym(Periodic.const(0), True)
-
-
-def const(value: int) -> Sym:
-    return Sym(Periodic.const(int(value)))
 
 
 @dataclass
@@ -190,7 +121,7 @@ class _Analysis:
             raise Unanalyzable(f"its iterations repeat only every {self.period} iterations")
         shift = {}
         for buf, forms in self.accesses.items():
-            moves = {_increment(f, self.period) for f in forms}
+            moves = {increment(f, self.period) for f in forms}
             shift[buf] = moves.pop() if len(moves) == 1 and None not in moves else None
         reads = None if getattr(self, "reads_unknown", False) else self.reads
         return Segment(self.start, max(self.end, self.start + 1), self.period, shift, carried,
@@ -215,7 +146,7 @@ class _Analysis:
             yielded = trial._block(loop.body.block) or []
             steps = []
             for form, value in zip(forms, yielded, strict=True):
-                delta = _sub(value, Sym(form)) if isinstance(value, Sym) else UNKNOWN
+                delta = sub(value, Sym(form)) if isinstance(value, Sym) else UNKNOWN
                 if not delta.exact or delta.pa.constant is None:
                     raise Unanalyzable("an iter_arg does not advance by a constant")
                 steps.append(delta.pa.constant)
@@ -288,7 +219,7 @@ class _Analysis:
                                f"follow")
         if value.opaque:
             return None
-        self.period = _lcm(self.period, value.pa.period)
+        self.period = lcm(self.period, value.pa.period)
         return value.pa
 
     # ------------------------------------------------------------------ views and tile ops
@@ -306,13 +237,13 @@ class _Analysis:
             root = src.dims[0]
             lo, extent = region[root]
             self._bounds(k, 0, extent - 1)
-            region[root] = (_add(lo, k), 1)
+            region[root] = (add(lo, k), 1)
             return _SymView(src.buffer, tuple(region), src.dims[1:])
         for root, value, size in zip(src.dims, op.offsets, op.size_list, strict=True):
             offset = self._sym(value)
             lo, extent = region[root]
             self._bounds(offset, 0, extent - size)
-            region[root] = (_add(lo, offset), size)
+            region[root] = (add(lo, offset), size)
         return _SymView(src.buffer, tuple(region), src.dims)
 
     def _bounds(self, value: Sym, low: int, high: int) -> None:
@@ -323,7 +254,7 @@ class _Analysis:
                                "cannot follow")
         if value.opaque:
             return
-        self.period = _lcm(self.period, value.pa.period)
+        self.period = lcm(self.period, value.pa.period)
         self._truth(value.pa, (low, high))
 
     def _tile(self, op: TileOp) -> None:
@@ -343,7 +274,7 @@ class _Analysis:
                 for lo, _ in found.region:
                     if lo.unknown:
                         raise Unanalyzable(f"'{op.name}' uses a view the simulator cannot follow")
-                    self.period = _lcm(self.period, lo.pa.period)
+                    self.period = lcm(self.period, lo.pa.period)
                     forms.append(lo.pa)
                 self.accesses.setdefault(found.buffer, []).append(tuple(forms))
                 if k in reads:
@@ -358,7 +289,7 @@ class _Analysis:
         lb, ub, step = (self._sym(v) for v in (op.lb, op.ub, op.step))
         if not (step.exact and step.independent):
             raise Unanalyzable("an inner loop's step depends on the iteration")
-        span = _sub(ub, lb)
+        span = sub(ub, lb)
         self._need_periodic(span, "an inner loop's trip count")
         if span.exact and span.pa.constant is None and any(span.pa.d):
             raise Unanalyzable("an inner loop's trip count grows with the iteration")
@@ -404,7 +335,7 @@ class _Analysis:
             if len(values) == 1:
                 self.syms[result] = values[0]
             elif cond.exact and all(isinstance(v, Sym) and v.exact for v in values):
-                self.syms[result] = _select(cond, results[1][k], results[0][k])
+                self.syms[result] = select(cond, results[1][k], results[0][k])
             elif all(isinstance(v, Sym) and v.independent for v in values):
                 self.syms[result] = OPAQUE
             else:
@@ -440,8 +371,8 @@ class _Analysis:
             if cond.exact and cond.pa.constant is not None:
                 return a if cond.pa.constant else b
             if cond.exact and a.exact and b.exact:
-                self.period = _lcm(self.period, cond.pa.period)
-                return _select(cond, a, b)
+                self.period = lcm(self.period, cond.pa.period)
+                return select(cond, a, b)
             if cond.independent and a.independent and b.independent:
                 return OPAQUE
             return UNKNOWN
@@ -450,11 +381,11 @@ class _Analysis:
             less = self._compare(2, a, b)
             if less.unknown:
                 return UNKNOWN
-            pick_a = less if "min" in op.name else _not(less)
+            pick_a = less if "min" in op.name else negation(less)
             if pick_a.exact and pick_a.pa.constant is not None:
                 return a if pick_a.pa.constant else b
             if pick_a.exact and a.exact and b.exact:
-                return _select(pick_a, a, b)
+                return select(pick_a, a, b)
             return OPAQUE if a.independent and b.independent else UNKNOWN
         return _RULES[op.name](self, *values)
 
@@ -470,15 +401,15 @@ class _Analysis:
             b = self._affine(expr.rhs, dims, syms)
             kind = expr.kind
             if kind == AffineBinaryOpKind.Add:
-                return _add(a, b)
+                return add(a, b)
             if kind == AffineBinaryOpKind.Mul:
-                return _mul(a, b)
+                return mul(a, b)
             if kind == AffineBinaryOpKind.Mod:
                 return self._mod(a, b)
             if kind == AffineBinaryOpKind.FloorDiv:
                 return self._div(a, b)
             if kind == AffineBinaryOpKind.CeilDiv:
-                return _neg(self._div(_neg(a), b))
+                return neg(self._div(neg(a), b))
         return UNKNOWN
 
     def _nonneg(self, value: Sym) -> bool:
@@ -517,7 +448,7 @@ class _Analysis:
         """``arith.cmpi`` (0..9: eq ne slt sle sgt sge ult ule ugt uge) as a 0/1 value."""
         if a.unknown or b.unknown:
             return UNKNOWN
-        diff = _sub(a, b)
+        diff = sub(a, b)
         if diff.opaque:
             return OPAQUE if diff.independent else UNKNOWN
         if predicate >= 6:  # unsigned: exact when both sides stay non-negative
@@ -556,7 +487,7 @@ def _read_overlaps(read, region, start: int, trips: int) -> bool:
     forms, extents = read
     period = 1
     for form in forms:
-        period = _lcm(period, form.period)
+        period = lcm(period, form.period)
     for r in range(period):
         lo_t = max(0, -(-(start - r) // period))
         hi_t = (trips - 1 - r) // period  # inclusive
@@ -613,76 +544,15 @@ class _SymView:
 _POISON = object()
 
 
-def _increment(forms: tuple[Periodic, ...], period: int) -> tuple[int, ...] | None:
-    """How far an access moves every ``period`` iterations (``None``: not the same each time)."""
-    out = []
-    for form in forms:
-        d = form.expand(period).d
-        if any(x != d[0] for x in d):
-            return None
-        out.append(d[0])
-    return tuple(out)
-
-
-def _lcm(a: int, b: int) -> int:
-    return a * b // math.gcd(a, b)
-
-
-def _add(a: Sym, b: Sym) -> Sym:
-    if a.unknown or b.unknown:
-        return UNKNOWN
-    return Sym(a.pa.map2(b.pa, lambda x, y: (x[0] + y[0], x[1] + y[1])), a.opaque or b.opaque)
-
-
-def _neg(a: Sym) -> Sym:
-    return UNKNOWN if a.unknown else Sym(a.pa.scale(-1), a.opaque)
-
-
-def _sub(a: Sym, b: Sym) -> Sym:
-    return _add(a, _neg(b))
-
-
-def _not(a: Sym) -> Sym:
-    if a.unknown:
-        return UNKNOWN
-    return Sym(Periodic(tuple(1 - x for x in a.pa.q), a.pa.d), a.opaque) if a.exact else a
-
-
-def _mul(a: Sym, b: Sym) -> Sym:
-    if a.unknown or b.unknown:
-        return UNKNOWN
-    for x, y in ((a, b), (b, a)):
-        if x.exact and x.pa.constant is not None:
-            return Sym(y.pa.scale(x.pa.constant), y.opaque)
-    if a.independent and b.independent:
-        return OPAQUE
-    if a.exact and b.exact:
-        period = _lcm(a.pa.period, b.pa.period)
-        x, y = a.pa.expand(period), b.pa.expand(period)
-        if any(x.d[r] and y.d[r] for r in range(period)):
-            return UNKNOWN
-        return Sym(Periodic(tuple(x.q[r] * y.q[r] for r in range(period)),
-                            tuple(x.q[r] * y.d[r] + y.q[r] * x.d[r] for r in range(period))))
-    return UNKNOWN
-
-
-def _select(cond: Sym, a: Sym, b: Sym) -> Sym:
-    period = _lcm(cond.pa.period, _lcm(a.pa.period, b.pa.period))
-    c, x, y = cond.pa.expand(period), a.pa.expand(period), b.pa.expand(period)
-    pick = [x if c.q[r] else y for r in range(period)]
-    return Sym(Periodic(tuple(pick[r].q[r] for r in range(period)),
-                        tuple(pick[r].d[r] for r in range(period))))
-
-
 _RULES = {
-    "arith.addi": lambda s, a, b: _add(a, b),
-    "arith.subi": lambda s, a, b: _sub(a, b),
-    "arith.muli": lambda s, a, b: _mul(a, b),
+    "arith.addi": lambda s, a, b: add(a, b),
+    "arith.subi": lambda s, a, b: sub(a, b),
+    "arith.muli": lambda s, a, b: mul(a, b),
     "arith.floordivsi": lambda s, a, b: s._div(a, b),
     "arith.divsi": lambda s, a, b: s._div(a, b, signed=True),
     "arith.divui": lambda s, a, b: s._div(a, b, signed=True),
-    "arith.ceildivsi": lambda s, a, b: _neg(s._div(_neg(a), b)),
-    "arith.ceildivui": lambda s, a, b: _neg(s._div(_neg(a), b)),
+    "arith.ceildivsi": lambda s, a, b: neg(s._div(neg(a), b)),
+    "arith.ceildivui": lambda s, a, b: neg(s._div(neg(a), b)),
     "arith.remsi": lambda s, a, b: s._mod(a, b, signed=True),
     "arith.remui": lambda s, a, b: s._mod(a, b, signed=True),
     "arith.cmpi": None,
