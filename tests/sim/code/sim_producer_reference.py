@@ -34,7 +34,8 @@ from tilesched.sim.isa import (
     WAIT,
     WAITG,
 )
-from tilesched.sim.lowering.lower import Lowering, StaticOp, find_function
+from tilesched.sim.lowering.lower import Lowering, find_function
+from tilesched.sim.lowering.lowered import StaticOp
 from tilesched.sim.trace import (
     SYNC_OPS,
     Access,

@@ -10,6 +10,10 @@ found here and handed to the engine as static violations.
 Agents: issuers first (index = position in ``machine.issuers``), then one agent per non-inline unit
 (``queued``, ``async``, ``lds``); with several issuer groups every non-inline unit has one
 instance per group, named ``UNIT@group``. Inline units are *resources* shared by the issuers.
+
+Over 500 lines on purpose: the per-op loop of :meth:`InstructionCompiler.issuer_code` has a
+compiled twin (``native/producers.pyx``) that reads the translators' state, so the compiler and
+its two translators stay one module, as the twin is.
 """
 
 from __future__ import annotations

@@ -38,7 +38,8 @@ from tilesched.sim.code.program import (
     virtual_buffer,
 )
 from tilesched.sim.isa import INLINE, ITER, MAX_STATIC, VIRTUAL_STRIDE
-from tilesched.sim.lowering.lower import Lowering, StaticOp, find_function
+from tilesched.sim.lowering.lower import Lowering, find_function
+from tilesched.sim.lowering.lowered import StaticOp
 
 
 class _SyncOp(NamedTuple):

@@ -327,7 +327,8 @@ def advance_path(path: CriticalPath, period: list, move, periods: int,
     skipped repetitions exactly. ``move(buf, region, times)`` moves a region by ``times``
     repetitions; the replay must map the live regions onto themselves moved once (else
     ``None``). ``period`` may hold :class:`PathJump` items: skips of a nested loop within the
-    period, replayed by their own map (``keep_map`` keeps this skip's map for that use).
+    period, replayed by their own map (``keep_map`` keeps this skip's map for that use). (Over
+    60 lines with this docstring; the replay on forms and the power are one computation.)
     """
     keys = [(buf, r) for buf, written in path.writers.items() for r in written.regions()]
     var = {key: 2 + k for k, key in enumerate(keys)}

@@ -56,7 +56,11 @@ class IssuerWalk:
         return snap
 
     def _run_issuer(self, i: int) -> None:
-        """Walk issuer ``i``'s program until it ends or blocks."""
+        """Walk issuer ``i``'s program until it ends or blocks.
+
+        Over 60 lines on purpose: the hot loop of the Python engine, one branch per opcode,
+        mirrored branch for branch by its compiled twin (``native/core.pyx``
+        ``NativeEngine._run_issuer``); a helper call per op would slow the pure-Python engine."""
         if self.stepped_aside[i]:
             return  # it resumes when the engine is quiescent (Engine._drain)
         code, pc = self.code[i], self.pc[i]

@@ -38,7 +38,7 @@ from tilesched.ir.text import location_of
 from tilesched.sim.engine.steady_maps import Canonical, NotHere, Shift
 from tilesched.sim.isa import ITER, MARK, MIN_REMAINING, VIRTUAL_STRIDE, WAIT
 from tilesched.sim.lowering.loop_analysis import Unanalyzable, analyze_loop
-from tilesched.sim.lowering.lower import View, _plain
+from tilesched.sim.lowering.lowered import View, plain_attr
 
 MAX_CUTS = 256  # cuts tried per loop segment before it is simulated in full
 GROWTH = 12  # cuts in a row with more state than the one before: give up (a leak)
@@ -263,7 +263,7 @@ class SteadyState:
             for op in self.p.lowering.body.walk():
                 if op.name != "sync.set_flag":
                     continue
-                props = {name: _plain(attr) for name, attr in op.properties.items()}
+                props = {name: plain_attr(attr) for name, attr in op.properties.items()}
                 pair = f"{props.get('src')}->{props.get('dst')}"
                 event = props.get("event")
                 if isinstance(event, int):

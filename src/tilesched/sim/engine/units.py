@@ -26,7 +26,11 @@ class UnitWalk:
     """Mixin of :class:`~tilesched.sim.engine.engine.Engine`: running unit instances."""
 
     def _run_unit(self, a: int) -> None:
-        """Run a non-pipelined unit's queue until it is empty or waits for a flag not yet set."""
+        """Run a non-pipelined unit's queue until it is empty or waits for a flag not yet set.
+
+        Over 60 lines on purpose: the hot loop of the Python engine, one branch per item kind,
+        mirrored by its compiled twin (``native/core.pyx`` ``NativeEngine._run_unit``); a helper
+        call per item would slow the pure-Python engine."""
         items = self.items[a]
         n, h = len(items), self.head[a]
         if h >= n:

@@ -22,6 +22,9 @@ code step by step, so that every result is identical:
 The instructions are read in place (borrowed references, no unpacking). Regions are converted
 to 64-bit integers (``OverflowError`` beyond), and a buffer's regions must all have the same
 number of dimensions (``ValueError`` otherwise; the instruction compiler guarantees it).
+
+Over 500 lines on purpose: the compiled twin of ``critical_path.py``'s hot loop; its ``cdef``
+classes share C++ state that only their own module can reach.
 """
 
 from cpython.ref cimport PyObject

@@ -14,6 +14,10 @@ this module only has to agree with it on clean runs (differential tests:
 
 Not handled here (the caller uses the Python engine): recording a timeline, steady-state
 detection, programs with static violations, regions of more than 4 dimensions.
+
+Over 500 lines on purpose: the compiled twin of the engine's hot loops is one ``cdef class``
+(its C++ state is reachable only from its own module); the C++ structures are in
+``core_state.h``.
 """
 
 from cpython.ref cimport PyObject, Py_INCREF, Py_DECREF
@@ -281,6 +285,7 @@ cdef class NativeEngine:
         return self.snap[i]
 
     cdef int _run_issuer(self, int i) except -1:
+        # Python twin: engine/issuers.py IssuerWalk._run_issuer (branch for branch; one loop).
         cdef list code = self.code[i]
         cdef Py_ssize_t pc = self.pc_[i], n = len(code)
         cdef int64_t clock = self.clock[i]
@@ -719,6 +724,7 @@ cdef class NativeEngine:
     # ------------------------------------------------------------------ units
 
     cdef int _run_unit(self, int a) except -1:
+        # Python twin: engine/units.py UnitWalk._run_unit (branch for branch; one loop).
         cdef deque[QItem]* q = &self.queue[a]
         cdef int64_t clock = self.clock[a], seq = self.seq[a], busy = self.busy[a]
         cdef int64_t t, stop

@@ -138,9 +138,10 @@ def issuer_code(object tiles, object syncs, list ops, Py_ssize_t base):
     """The instructions of one issuer group's ops, with memory operands.
 
     Python twin: ``tilesched.sim.code.program.InstructionCompiler.issuer_code`` (with
-    ``_TileTranslator.translate``, ``_TileTranslator.translate``, ``_accesses`` and
+    ``_TileTranslator.translate``, ``_accesses`` and
     ``_group_accesses``, ``_SyncTranslator.translate``); ``tiles`` is the group's
-    ``_TileTranslator``, ``syncs`` its ``_SyncTranslator``."""
+    ``_TileTranslator``, ``syncs`` its ``_SyncTranslator``. Over 60 lines: one loop per op
+    whose branches mirror the Python twin's (a call per branch would cost what it saves)."""
     cdef list body = []
     cdef object tile = isa.TILE
     cdef dict routes = tiles.routes
