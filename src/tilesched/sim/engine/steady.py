@@ -37,8 +37,9 @@ from tilesched.analysis.affine import index_values
 from tilesched.ir.text import location_of
 from tilesched.sim.engine.steady_maps import Canonical, NotHere, Shift
 from tilesched.sim.isa import ITER, MARK, MIN_REMAINING, VIRTUAL_STRIDE, WAIT
-from tilesched.sim.lowering.loop_analysis import Unanalyzable, analyze_loop
+from tilesched.sim.lowering.loop_analysis import analyze_loop
 from tilesched.sim.lowering.lowered import View, plain_attr
+from tilesched.sim.lowering.periodic import Unanalyzable
 
 MAX_CUTS = 256  # cuts tried per loop segment before it is simulated in full
 GROWTH = 12  # cuts in a row with more state than the one before: give up (a leak)

@@ -27,7 +27,7 @@ it is simulated in full.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.dialects import affine, arith, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
@@ -46,9 +46,12 @@ from tilesched.sim.lowering.periodic import (
     OPAQUE,
     UNKNOWN,
     Periodic,
+    Segment,
     Sym,
+    Unanalyzable,
     add,
     const,
+    first_change,
     increment,
     lcm,
     mul,
@@ -57,37 +60,6 @@ from tilesched.sim.lowering.periodic import (
     select,
     sub,
 )
-
-
-class Unanalyzable(Exception):
-    """The loop's iterations cannot be shown periodic (the message says why)."""
-
-
-@dataclass
-class Segment:
-    """Iterations ``[start, end)`` whose instructions repeat every ``period`` iterations, each
-    repetition moving the regions of buffer ``b`` by ``shift[b]`` (``None``: buffer accessed
-    with different increments, so its regions do not simply move)."""
-
-    start: int
-    end: int
-    period: int
-    shift: dict[int, tuple[int, ...] | None] = field(default_factory=dict)
-    carried: list[Periodic] = field(default_factory=list)
-    reads: dict | None = None  # buffer -> [(lo forms, extents) or None per read] (None: unknown)
-
-    def may_read(self, buf: int, region, start: int, trips: int) -> bool:
-        """Can an iteration in ``[start, trips)`` read an element of ``region`` of ``buf``?"""
-        if self.reads is None:
-            return True
-        for read in self.reads.get(buf, ()):
-            if read is None or _read_overlaps(read, region, start, trips):
-                return True
-        return False
-
-    def carried_at(self, n: int) -> list[int]:
-        """``iter_args`` values at the start of iteration ``n``."""
-        return [form.at(n) for form in self.carried]
 
 
 def analyze_loop(loop: scf.ForOp, lb: int, step: int, trips: int, start: int, env: dict,
@@ -473,63 +445,11 @@ class _Analysis:
                 continue
             x = pa.q[r] + pa.d[r] * t0
             first = (low is None or x >= low) and (high is None or x <= high)
-            change = _first_change(pa.q[r], pa.d[r], t0, interval, first)
+            change = first_change(pa.q[r], pa.d[r], t0, interval, first)
             if change is not None:
                 self.end = min(self.end, r + p * change)
             out.append(int(first != negate))
         return tuple(out)
-
-
-def _read_overlaps(read, region, start: int, trips: int) -> bool:
-    """Does a read with lower corners ``forms`` and ``extents`` overlap ``region`` at some
-    iteration ``n`` in ``[start, trips)``? Per residue the corners move linearly in ``t``, so the
-    iterations overlapping each dimension form an interval."""
-    forms, extents = read
-    period = 1
-    for form in forms:
-        period = lcm(period, form.period)
-    for r in range(period):
-        lo_t = max(0, -(-(start - r) // period))
-        hi_t = (trips - 1 - r) // period  # inclusive
-        for form, extent, (rlo, rhi) in zip(forms, extents, region, strict=True):
-            f = form.expand(period)
-            q, d = f.q[r], f.d[r]
-            # overlap when rlo - extent < q + d t < rhi
-            if d == 0:
-                if not rlo - extent < q < rhi:
-                    lo_t, hi_t = 1, 0
-            elif d > 0:
-                lo_t = max(lo_t, (rlo - extent - q) // d + 1)
-                hi_t = min(hi_t, -(-(rhi - q) // d) - 1)
-            else:
-                lo_t = max(lo_t, (rhi - q) // d + 1)
-                hi_t = min(hi_t, -(-(rlo - extent - q) // d) - 1)
-            if lo_t > hi_t:
-                break
-        else:
-            return True
-    return False
-
-
-def _first_change(q: int, d: int, t0: int, interval, first: bool) -> int | None:
-    """The first ``t > t0`` where ``q + d t in interval`` (``(low, high)``, inclusive, ``None``
-    for unbounded) differs from its value at ``t0`` (``None``: never). ``q + d t`` is monotone,
-    so the ``t`` inside form one interval ``[ta, tb]``."""
-    if d == 0:
-        return None
-    low, high = interval
-    if d > 0:
-        ta = None if low is None else -(-(low - q) // d)
-        tb = None if high is None else (high - q) // d
-    else:
-        ta = None if high is None else -(-(high - q) // d)
-        tb = None if low is None else (low - q) // d
-    inside = (ta is None or t0 >= ta) and (tb is None or t0 <= tb)
-    if inside:
-        return None if tb is None else tb + 1
-    if ta is not None and ta > t0 and (tb is None or ta <= tb):
-        return ta
-    return None
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,15 @@ The symbolic values of ``loop_analysis.py``: a :class:`Periodic` is ``v(n) = q[n
 d[n % P] * (n // P)`` for iteration ``n >= 0``; a :class:`Sym` is a periodic value, an *opaque*
 one (independent of ``n`` but not known here) or :data:`UNKNOWN`. The functions below are the
 arithmetic the analysis applies to them (each gives up to ``UNKNOWN`` where the result is not
-periodic). Split from ``loop_analysis.py``, which walks the loop body.
+periodic), the :class:`Segment` of iterations they prove periodic (or :class:`Unanalyzable`),
+and the interval tests of a segment's reads and conditions. Split from ``loop_analysis.py``,
+which walks the loop body.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -155,3 +157,86 @@ def select(cond: Sym, a: Sym, b: Sym) -> Sym:
     pick = [x if c.q[r] else y for r in range(period)]
     return Sym(Periodic(tuple(pick[r].q[r] for r in range(period)),
                         tuple(pick[r].d[r] for r in range(period))))
+
+
+class Unanalyzable(Exception):
+    """The loop's iterations cannot be shown periodic (the message says why)."""
+
+
+@dataclass
+class Segment:
+    """Iterations ``[start, end)`` whose instructions repeat every ``period`` iterations, each
+    repetition moving the regions of buffer ``b`` by ``shift[b]`` (``None``: buffer accessed
+    with different increments, so its regions do not simply move)."""
+
+    start: int
+    end: int
+    period: int
+    shift: dict[int, tuple[int, ...] | None] = field(default_factory=dict)
+    carried: list[Periodic] = field(default_factory=list)
+    reads: dict | None = None  # buffer -> [(lo forms, extents) or None per read] (None: unknown)
+
+    def may_read(self, buf: int, region, start: int, trips: int) -> bool:
+        """Can an iteration in ``[start, trips)`` read an element of ``region`` of ``buf``?"""
+        if self.reads is None:
+            return True
+        for read in self.reads.get(buf, ()):
+            if read is None or read_overlaps(read, region, start, trips):
+                return True
+        return False
+
+    def carried_at(self, n: int) -> list[int]:
+        """``iter_args`` values at the start of iteration ``n``."""
+        return [form.at(n) for form in self.carried]
+
+
+def read_overlaps(read, region, start: int, trips: int) -> bool:
+    """Does a read with lower corners ``forms`` and ``extents`` overlap ``region`` at some
+    iteration ``n`` in ``[start, trips)``? Per residue the corners move linearly in ``t``, so the
+    iterations overlapping each dimension form an interval."""
+    forms, extents = read
+    period = 1
+    for form in forms:
+        period = lcm(period, form.period)
+    for r in range(period):
+        lo_t = max(0, -(-(start - r) // period))
+        hi_t = (trips - 1 - r) // period  # inclusive
+        for form, extent, (rlo, rhi) in zip(forms, extents, region, strict=True):
+            f = form.expand(period)
+            q, d = f.q[r], f.d[r]
+            # overlap when rlo - extent < q + d t < rhi
+            if d == 0:
+                if not rlo - extent < q < rhi:
+                    lo_t, hi_t = 1, 0
+            elif d > 0:
+                lo_t = max(lo_t, (rlo - extent - q) // d + 1)
+                hi_t = min(hi_t, -(-(rhi - q) // d) - 1)
+            else:
+                lo_t = max(lo_t, (rhi - q) // d + 1)
+                hi_t = min(hi_t, -(-(rlo - extent - q) // d) - 1)
+            if lo_t > hi_t:
+                break
+        else:
+            return True
+    return False
+
+
+def first_change(q: int, d: int, t0: int, interval, first: bool) -> int | None:
+    """The first ``t > t0`` where ``q + d t in interval`` (``(low, high)``, inclusive, ``None``
+    for unbounded) differs from its value at ``t0`` (``None``: never). ``q + d t`` is monotone,
+    so the ``t`` inside form one interval ``[ta, tb]``."""
+    if d == 0:
+        return None
+    low, high = interval
+    if d > 0:
+        ta = None if low is None else -(-(low - q) // d)
+        tb = None if high is None else (high - q) // d
+    else:
+        ta = None if high is None else -(-(high - q) // d)
+        tb = None if low is None else (low - q) // d
+    inside = (ta is None or t0 >= ta) and (tb is None or t0 <= tb)
+    if inside:
+        return None if tb is None else tb + 1
+    if ta is not None and ta > t0 and (tb is None or ta <= tb):
+        return ta
+    return None

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from xdsl.dialects import scf
 
 from tilesched.sim import native
-from tilesched.sim.lowering.loop_analysis import Unanalyzable, analyze_loop
+from tilesched.sim.lowering.loop_analysis import analyze_loop
+from tilesched.sim.lowering.periodic import Unanalyzable
 
 
 @dataclass(frozen=True, slots=True)
