@@ -17,7 +17,8 @@ listed before it (and the ground floor):
   chunk as the lowering runs (``stream.py`` with ``chunk_compiler.py``);
 - ``engine/``: running instructions (``engine.py`` with ``issuers.py``, ``units.py``,
   ``flags.py``, ``happens_before.py``), the lower bound (``critical_path.py``), steady-state
-  extrapolation (``steady.py`` over ``steady_maps.py``) and the verdict (``outcome.py``, ``sync_check.py``);
+  extrapolation (``steady.py`` over ``steady_maps.py``) and the verdict (``outcome.py``,
+  ``sync_check.py``);
 - ``run.py``: the entry points (``simulate``, ``FullRun``, one ``Runner`` interface for commands);
 - values, beside timing: ``semantics.py`` (what each op computes), ``functional.py`` (running a
   program on values: equivalence), ``oracle.py`` (the fewest barriers a kernel needs) and
