@@ -1,7 +1,8 @@
 """Optional native (Cython) modules of the simulator's hot loops.
 
-Every ``src/tilesched/**/*.pyx`` is compiled next to the pure-Python module it accelerates. The
-extensions are optional: when Cython or a C++ compiler is missing, or a build fails, the install
+Every ``src/tilesched/**/*.pyx`` is compiled in place (the simulator's are in ``sim/native/``,
+which names each one's pure-Python twin; they cimport ``sim/isa.pxd``). The extensions are
+optional: when Cython or a C++ compiler is missing, or a build fails, the install
 goes on and tilesched runs its pure-Python modules (same results, slower). Metadata lives in
 pyproject.toml.
 """
@@ -48,7 +49,25 @@ def native_extensions() -> list:
         _warn("Cython is not installed; using the pure-Python simulator")
         return []
     paths = [str(p.relative_to(HERE)) for p in sources]
-    return cythonize(paths, compiler_directives={"language_level": 3}, quiet=True)
+    extensions = cythonize(paths, compiler_directives={"language_level": 3}, quiet=True)
+    hashes = _simulator_sources()
+    for ext in extensions:  # the staleness guard: each twin records what it was built from
+        name = ext.name.rpartition(".")[2]
+        if ext.name.startswith("tilesched.sim.native.") and name in hashes:
+            ext.define_macros.append(("TILESCHED_SOURCE_HASH", f'"{hashes[name]}"'))
+    return extensions
+
+
+def _simulator_sources() -> dict[str, str]:
+    """``{compiled module: source hash}`` of sim/native (``sim/native/sources.py``, loaded by
+    path: nothing of tilesched is importable before the build)."""
+    import importlib.util
+
+    path = HERE / "src" / "tilesched" / "sim" / "native" / "sources.py"
+    spec = importlib.util.spec_from_file_location("_tilesched_native_sources", path)
+    sources = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sources)
+    return {p.stem: sources.source_hash(p.stem) for p in path.parent.glob("*.pyx")}
 
 
 setup(ext_modules=native_extensions(), cmdclass={"build_ext": OptionalBuildExt})

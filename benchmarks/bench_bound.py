@@ -2,7 +2,7 @@
 
 Section `bound` of BENCHMARKS.md: `python benchmarks/run_all.py bound` (or run this file).
 
-The bound (`tilesched.sim.critical_path`: busiest unit + read-after-write critical path) is fed
+The bound (`tilesched.sim.engine.critical_path`: busiest unit + read-after-write critical path) is fed
 every instruction of a run, so its cost per tile op is part of every full-unroll simulation
 (issue 14's 500k ops/s leaves ~2 us per op for everything). Two figures per trace, CPU time
 per tile op of `feed` only (compiling the trace is not timed):
@@ -25,12 +25,13 @@ import os
 import sys
 import time
 
-from tilesched.sim.critical_path import BoundTracker
-from tilesched.sim.program import ENQ, INLINE, TILE, compile_trace
+from tilesched.sim.code.program import compile_trace
+from tilesched.sim.engine.critical_path import BoundTracker
+from tilesched.sim.isa import ENQ, INLINE, TILE
 from tilesched.sim.synthetic import amd_lds_gemm, ascend_gemm, cuda_pipeline
 
 try:
-    from tilesched.sim.native_bound import BoundTracker as NativeBoundTracker
+    from tilesched.sim.native.bound import BoundTracker as NativeBoundTracker
 except ImportError:  # the extension is not built
     NativeBoundTracker = None
 
@@ -126,7 +127,7 @@ def rows() -> list[str]:
 def run() -> str:
     if NativeBoundTracker is None:
         return ("## Lower bound: Python and compiled trackers\n\nThe compiled tracker "
-                "(`tilesched.sim.native_bound`) is not built here: nothing to compare.\n")
+                "(`tilesched.sim.native.bound`) is not built here: nothing to compare.\n")
     load = os.getloadavg()[0]
     body = "\n".join(rows())
     return (f"## Lower bound: Python and compiled trackers\n\n`benchmarks/bench_bound.py`, "

@@ -38,9 +38,9 @@ from tilesched.ir.verify import verify_module
 from tilesched.report.sim_json import fused_spans
 from tilesched.schedule.fusion.exact import exact_plan
 from tilesched.schedule.fusion.search import BEAM, plan_greedy, plan_segment
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 from tilesched.transforms.fuse_tiles.segments import block_segments
 from tilesched.transforms.pass_base import TileContext

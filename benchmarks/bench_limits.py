@@ -2,7 +2,7 @@
 
 Section `limits` of BENCHMARKS.md: `python benchmarks/run_all.py limits`. ``report``, ``equiv``
 and ``sim --trace`` refuse before the run a program whose ops would need more than
-``--max-memory`` (default 1 GiB of estimated per-op data, ``sim/op_estimate.py``); this section
+``--max-memory`` (default 1 GiB of estimated per-op data, ``sim/lowering/op_estimate.py``); this section
 runs each command in a fresh process on programs sized just under that limit and at twice it,
 and reads the peak resident set size from ``/usr/bin/time -v``. The bar: under 1.5 GB at the
 limit, and a refusal over it that takes seconds and little memory.
@@ -27,8 +27,8 @@ import figures
 from bench_report import kernel_text as gemm_text
 
 from tilesched.ir import parse_text
-from tilesched.sim.lower import Lowering, find_function
-from tilesched.sim.op_estimate import DEFAULT_MAX_MEMORY, least_ops, ops_within
+from tilesched.sim.lowering.lower import Lowering, find_function
+from tilesched.sim.lowering.op_estimate import DEFAULT_MAX_MEMORY, least_ops, ops_within
 from tilesched.target import load_target
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

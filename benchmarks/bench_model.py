@@ -42,7 +42,7 @@ from tilesched.analysis.units import op_cycles, op_route
 from tilesched.examples import EXAMPLES, example_path
 from tilesched.ir.text import parse_text
 from tilesched.ir.tile import TileOp
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
 from tilesched.target import OperandShape, load_target
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -2,15 +2,15 @@
 
 Section `producers` of BENCHMARKS.md: `python benchmarks/run_all.py producers`.
 
-1. `compile_trace` (`sim/program.py`) on the synthetic traces of the three sync families, the
+1. `compile_trace` (`sim/code/program.py`) on the synthetic traces of the three sync families, the
    input of the engine benchmark in section `sim` (target: <= 0.10 s per 100k ops).
-2. The streamed lowering as `tilesched sim --full` runs it (`sim/stream.py`, `sim/replay.py`,
-   `sim/lower.py`, `sim/chunk_compiler.py`) on the `--full` kernels of section `sim`: every issuer
+2. The streamed lowering as `tilesched sim --full` runs it (`sim/code/stream.py`, `sim/lowering/replay.py`,
+   `sim/lowering/lower.py`, `sim/code/chunk_compiler.py`) on the `--full` kernels of section `sim`: every issuer
    group's chunks drained round robin with periodic iterations replayed (whole periods at a
    time with the compiled loops, ``replay.Repeat``), no engine (target: <= 0.05 s per 100k ops,
    0.5 us per op).
 
-Each input is measured with the compiled per-op loops (`native_producers.pyx`, when built) and
+Each input is measured with the compiled per-op loops (`native/producers.pyx`, when built) and
 with the pure-Python ones (`TILESCHED_PURE_PYTHON=1`), side by side. The cyclic garbage collector
 is paused around each measurement, as `sim` runs the producers. CPU seconds (the least of a few
 runs) are printed beside the load average: the machines are shared, and wall-clock time
@@ -26,9 +26,9 @@ import time
 import sim_kernels
 
 from tilesched.ir import parse_text
-from tilesched.sim.chunk_compiler import native_producers
-from tilesched.sim.program import compile_trace
-from tilesched.sim.stream import stream_module
+from tilesched.sim import native
+from tilesched.sim.code.program import compile_trace
+from tilesched.sim.code.stream import stream_module
 from tilesched.sim.synthetic import amd_lds_gemm, ascend_gemm, cuda_pipeline
 from tilesched.target import load_target
 
@@ -59,7 +59,7 @@ def drain(module, target) -> int:
     iterations replayed), fetching the groups' chunks round robin; returns the ops."""
     program = stream_module(module, target, {}, max_ops=None)
     program.lowering.replay = True
-    program.batch_replayed_iterations()  # as engine.FullRun (with the compiled loops only)
+    program.batch_replayed_iterations()  # as run.FullRun (with the compiled loops only)
     sources = [program.chunks(i) for i in range(program.issuer_count)]
     live = list(range(len(sources)))
     while live:
@@ -71,11 +71,11 @@ def drain(module, target) -> int:
 
 def _row(family: str, label: str, ops: int, fn, target: float) -> str:
     """One table row: ``fn`` timed with the compiled loops and with the Python ones."""
-    native = _cpu(fn) if native_producers is not None else None
+    native_s = _cpu(fn) if native.producers is not None else None
     pure = _cpu(fn, pure=True)
-    best = native if native is not None else pure
+    best = native_s if native_s is not None else pure
     met = "met" if best * 100_000 / ops <= target else "NOT met"
-    shown = f"{native:.3f}" if native is not None else "(not built)"
+    shown = f"{native_s:.3f}" if native_s is not None else "(not built)"
     return (f"| {family} | {label} | {ops:,} | {shown} | {pure:.3f} | "
             f"{best * 100_000 / ops:.3f} | {best * 1e6 / ops:.2f} | {os.getloadavg()[0]:.1f} | "
             f"{met} |")

@@ -39,8 +39,8 @@ from tilesched.schedule.reorder.exact import exact_order
 from tilesched.schedule.reorder.order_cost import Machine, evaluate_order
 from tilesched.schedule.reorder.search import schedule_segment
 from tilesched.schedule.reorder.segment import Segment
-from tilesched.sim.engine import simulate
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline

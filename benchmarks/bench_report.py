@@ -26,8 +26,8 @@ from tilesched.examples import example_path
 from tilesched.ir import parse_file, parse_text, print_module, verify_module
 from tilesched.report.html import RunInput, report_html
 from tilesched.report.html.listing import listing
-from tilesched.sim.engine import simulate
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline

@@ -37,8 +37,8 @@ import time
 import figures
 import sim_kernels
 
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import run_concurrent
+from tilesched.sim.run import simulate
 from tilesched.sim.synthetic import amd_lds_gemm, ascend_gemm, ascend_machine, cuda_pipeline
 from tilesched.sim.trace import TraceBuilder
 

@@ -20,8 +20,8 @@ import figures
 
 from tilesched.examples import EXAMPLES, example_path
 from tilesched.ir import parse_text, print_module
-from tilesched.sim.engine import simulate
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
@@ -155,7 +155,7 @@ CASES = (("per-slot flags, 2 slots, n = 8", "flags_per_slot.mlir", {"n": 8}),
 
 def case_rows() -> list[str]:
     """The lit programs of the issue's cases: old plan vs new, with and without reorder-events."""
-    from tilesched.sim.lower import lower_module as lower
+    from tilesched.sim.lowering.lower import lower_module as lower
 
     target = load_target("ascend-a2")
     rows = ["| case | old plan | insert-sync | reorder-events + insert-sync | barrier_all old / new |",

@@ -11,8 +11,8 @@ import time
 
 from tilesched.examples import EXAMPLES, example_path
 from tilesched.ir import parse_text, print_module, verify_module
-from tilesched.sim.engine import simulate
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline
 from tilesched.tune.evaluate import KernelSpec, evaluate, prepare

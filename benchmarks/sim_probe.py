@@ -24,8 +24,9 @@ def main(argv: list[str]) -> None:
             max_ops = int(a.split("=", 1)[1])
     args = dict(a.split("=", 1) for a in argv[2:] if "=" in a and not a.startswith("--"))
     from tilesched.commands.common import load_verified
-    from tilesched.sim.engine import Engine, FullRun, run_engine
-    from tilesched.sim.stream import stream_module
+    from tilesched.sim.code.stream import stream_module
+    from tilesched.sim.engine.engine import Engine
+    from tilesched.sim.run import FullRun, run_engine
     from tilesched.target import load_target
 
     base_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -17,8 +17,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from tilesched.examples import example_path  # noqa: E402
 from tilesched.ir import parse_text, print_module  # noqa: E402
-from tilesched.sim.engine import simulate  # noqa: E402
-from tilesched.sim.lower import lower_module  # noqa: E402
+from tilesched.sim.lowering.lower import lower_module  # noqa: E402
+from tilesched.sim.run import simulate  # noqa: E402
 from tilesched.target import load_target  # noqa: E402
 from tilesched.transforms.pass_base import TileContext  # noqa: E402
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline  # noqa: E402

@@ -8,8 +8,8 @@ from tilesched.analysis.units import op_cycles
 from tilesched.ir import parse_text, verify_module
 from tilesched.ir.tile import TileOp
 from tilesched.report.sim_json import fused_spans
-from tilesched.sim.engine import simulate
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 
 A2 = load_target("ascend-a2")

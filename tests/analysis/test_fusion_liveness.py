@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import DenseArrayBase, i1
 from tilesched.analysis.fusion_liveness import function_liveness
 from tilesched.ir import parse_text
 from tilesched.ir.tile import LAST_USE, CallOp, TileOp
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
 from tilesched.target import load_target
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "transforms"))

@@ -16,7 +16,7 @@ import pytest
 from tilesched.cli import main
 from tilesched.diagnostics import TileschedError
 from tilesched.sim.functional import DEFAULT_MAX_BYTES, Memory
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
 from tilesched.target import load_target
 from tilesched.transforms.pass_base import option_specs
 from tilesched.transforms.registry import available_passes, parse_pass_pipeline

@@ -20,7 +20,7 @@ from tilesched.cli import main
 from tilesched.input_files import DEFAULT_MAX_INPUT_BYTES
 from tilesched.ir import parse_text
 from tilesched.sim.functional import equivalent, run_reference
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
 from tilesched.target import load_target
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -174,7 +174,7 @@ def test_a_missing_native_core_is_said_once_at_import(tmp_path):
     shutil.copytree(ROOT / "src" / "tilesched", copy / "tilesched",
                     ignore=shutil.ignore_patterns("*.so", "__pycache__"))
     env = {k: v for k, v in os.environ.items() if k != "TILESCHED_PURE_PYTHON"}
-    done = subprocess.run([sys.executable, "-c", "import tilesched.sim, tilesched.sim.engine; "
+    done = subprocess.run([sys.executable, "-c", "import tilesched.sim, tilesched.sim.engine.engine; "
                            "import tilesched.sim"], capture_output=True, text=True,
                           env={**env, "PYTHONPATH": str(copy)}, timeout=120)
     assert done.returncode == 0

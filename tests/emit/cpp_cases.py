@@ -24,7 +24,7 @@ from tilesched.examples import ALL_EXAMPLES, example_path
 from tilesched.ir import verify_module
 from tilesched.ir.text import parse_text
 from tilesched.ir.tile import FUSION_GROUP
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
 from tilesched.target import load_target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline

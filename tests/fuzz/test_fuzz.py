@@ -126,7 +126,7 @@ SMALL_MAX_OPS = 20_000
 def small_limits(monkeypatch):
     """Keep each run small: a mutated loop bound may ask for millions of simulated ops (``sim``
     takes ``--max-ops``; ``equiv`` unrolls up to ``Lowering.trace``'s default)."""
-    from tilesched.sim.lower import Lowering
+    from tilesched.sim.lowering.lower import Lowering
 
     monkeypatch.setattr(Lowering.trace, "__defaults__", (SMALL_MAX_OPS,))
 

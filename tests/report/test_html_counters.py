@@ -6,7 +6,7 @@ import pytest
 
 from tilesched.report.html.counters import barrier_phases, live_events, outstanding_groups
 from tilesched.report.html.events import build_events
-from tilesched.sim.engine import simulate
+from tilesched.sim.run import simulate
 from tilesched.sim.synthetic import amd_lds_gemm, ascend_gemm, cuda_pipeline
 
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tilesched.report.html.events import build_events
 from tilesched.report.html.stalls import CATEGORIES, stall_attribution
-from tilesched.sim.engine import simulate
+from tilesched.sim.run import simulate
 from tilesched.sim.synthetic import (
     amd_lds_gemm,
     ascend_gemm,

@@ -18,7 +18,7 @@ import sys
 import time
 from collections import Counter
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
+sys.path[:0] = [str(pathlib.Path(__file__).parent), str(pathlib.Path(__file__).parent / "engine")]
 
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from nested_programs import nests  # noqa: E402

@@ -14,7 +14,7 @@ import pytest
 
 from tilesched.cli import main
 from tilesched.commands.sim import interrupted
-from tilesched.sim.engine import FullRun
+from tilesched.sim.run import FullRun
 
 KERNEL = """
 builtin.module {{

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
+from tilesched.sim.run import simulate
 from tilesched.sim.synthetic import amd_machine, ascend_machine, cuda_machine
 from tilesched.sim.trace import Access, MachineModel, Trace, TraceBuilder, UnitSpec, regions_overlap
 

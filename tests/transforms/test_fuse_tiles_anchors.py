@@ -20,9 +20,9 @@ from tilesched.analysis.fusion_liveness import function_liveness
 from tilesched.ir import parse_text, verify_module
 from tilesched.ir.blocks import functions
 from tilesched.schedule.fusion.cost import plan_cost
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 from tilesched.transforms.fuse_tiles.segments import block_segments
 from tilesched.transforms.pass_base import TileContext

@@ -12,9 +12,9 @@ from tilesched.examples import example_path
 from tilesched.ir import parse_text
 from tilesched.ir.tile import FUSION_GROUP, ORDER, STAGE
 from tilesched.report.sim_json import fused_spans
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 
 A2 = load_target("ascend-a2")

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from tilesched.examples import EXAMPLES, example_path
 from tilesched.ir import parse_text, print_module
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 from tilesched.target.loader import BUILTIN_DIR
 from tilesched.transforms.pass_base import TileContext

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tilesched.ir import parse_text, print_module
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline

@@ -21,9 +21,9 @@ from tilesched.ir import parse_text, print_module, verify_module
 from tilesched.ir.blocks import body_ops
 from tilesched.schedule.modulo.scheduler import modulo_schedule
 from tilesched.schedule.modulo.validate import check_modulo_schedule
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 from tilesched.transforms.modulo_schedule import _tile_nodes, build_loop_graph
 from tilesched.transforms.pass_base import TileContext

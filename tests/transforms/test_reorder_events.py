@@ -26,9 +26,9 @@ from tilesched.analysis.effects import effects_of
 from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.ir import parse_text, print_module
 from tilesched.schedule.reorder.order_cost import evaluate_order
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline

@@ -16,10 +16,10 @@ from tilesched.diagnostics import TileschedError
 from tilesched.examples import build_example, example_path
 from tilesched.ir import parse_file, parse_text, print_module
 from tilesched.ir.dsl import Kernel
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
 from tilesched.sim.oracle import fewest_local_barriers
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import default_passes, parse_pass_pipeline, run_pipeline

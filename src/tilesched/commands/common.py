@@ -60,8 +60,8 @@ def verified(module: ModuleOp, target: Target) -> ModuleOp:
 
 def add_memory_option(parser: argparse.ArgumentParser) -> None:
     """``--max-memory N``: the most memory a command that keeps every simulated op may plan to
-    use (``sim/op_estimate.py``)."""
-    from tilesched.sim.op_estimate import DEFAULT_MAX_MEMORY
+    use (``sim/lowering/op_estimate.py``)."""
+    from tilesched.sim.lowering.op_estimate import DEFAULT_MAX_MEMORY
 
     parser.add_argument("--max-memory", type=byte_size, default=DEFAULT_MAX_MEMORY, metavar="N",
                         help="refuse before the run a program whose simulated ops would need more "
@@ -75,8 +75,8 @@ def check_run_size(modules: list[ModuleOp], target: Target, args: argparse.Names
     ``modules`` together, after ``already`` ops of programs checked before) would need more
     than ``--max-memory`` (nested trip counts multiplied; located at the loop responsible).
     Returns the ops estimated, ``already`` included."""
-    from tilesched.sim.lower import Lowering, find_function, parse_arg_values
-    from tilesched.sim.op_estimate import least_ops, memory_refusal, ops_within
+    from tilesched.sim.lowering.lower import Lowering, find_function, parse_arg_values
+    from tilesched.sim.lowering.op_estimate import least_ops, memory_refusal, ops_within
 
     issuers = len(target.issuers)
     limit_ops = ops_within(command, issuers, args.max_memory)

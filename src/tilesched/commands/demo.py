@@ -22,9 +22,9 @@ from tilesched.diagnostics import TileschedError
 from tilesched.examples import example_names, example_path, get_example
 from tilesched.ir import parse_file, parse_text, print_module, verify_module
 from tilesched.report.sim_json import fused_spans
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.target import load_target
 from tilesched.transforms.pass_base import TileContext, program_facts
 from tilesched.transforms.registry import (

@@ -28,7 +28,7 @@ from tilesched.report.progress import PhaseProgress
 from tilesched.report.sim_json import equiv_json
 from tilesched.report.sim_table import findings_lines
 from tilesched.sim.functional import DEFAULT_MAX_BYTES, equivalent, signature_mismatch
-from tilesched.sim.op_estimate import ops_within
+from tilesched.sim.lowering.op_estimate import ops_within
 
 
 def register(sub: argparse._SubParsersAction) -> None:

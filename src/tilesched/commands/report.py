@@ -31,9 +31,9 @@ from tilesched.ir import print_module, verify_module
 from tilesched.report.html import RunInput, report_html
 from tilesched.report.html.listing import listing, mark_changes, relocate
 from tilesched.report.progress import PhaseProgress
-from tilesched.sim.engine import simulate
-from tilesched.sim.lower import find_function, lower_module, parse_arg_values
-from tilesched.sim.op_estimate import ops_within
+from tilesched.sim.lowering.lower import find_function, lower_module, parse_arg_values
+from tilesched.sim.lowering.op_estimate import ops_within
+from tilesched.sim.run import simulate
 from tilesched.sim.trace import TraceError
 from tilesched.transforms.pass_base import TileContext
 from tilesched.transforms.registry import parse_pass_pipeline, run_pipeline

@@ -1,7 +1,7 @@
 """``tilesched sim FILE [--arg n=16] [--trace OUT.json] [--full] [--max-ops N]``: simulate.
 
-The program is lowered as it runs (``sim/stream.py``); loops whose state becomes periodic are
-extrapolated exactly (``sim/steady.py``) unless ``--full``; ``--max-ops`` bounds the ops simulated
+The program is lowered as it runs (``sim/code/stream.py``); loops whose state becomes periodic are
+extrapolated exactly (``sim/engine/steady.py``) unless ``--full``; ``--max-ops`` bounds the ops simulated
 one by one. Exit status (DESIGN.md §5): 0 when the program is free of races, deadlocks and sync
 violations; 1 when it is faulty; 2 on bad input (located message); an interrupted run (Ctrl-C)
 prints what was simulated so far.
@@ -31,16 +31,16 @@ from tilesched.report import progress
 from tilesched.report.chrome_trace import write_chrome_trace
 from tilesched.report.sim_json import sim_json
 from tilesched.report.sim_table import sim_table
-from tilesched.sim.engine import Engine, FullRun, run_engine
-from tilesched.sim.lower import (
+from tilesched.sim.code.stream import stream_module
+from tilesched.sim.lowering.lower import (
     MAX_OPS,
     Lowering,
     find_function,
     lower_module,
     parse_arg_values,
 )
-from tilesched.sim.op_estimate import least_ops, refusal
-from tilesched.sim.stream import stream_module
+from tilesched.sim.lowering.op_estimate import least_ops, refusal
+from tilesched.sim.run import Runner, runner
 from tilesched.sim.trace import TraceError
 
 DEFAULT_MAX_OPS = 2_000_000
@@ -115,17 +115,17 @@ def run(args: argparse.Namespace) -> int:
     if args.trace:
         check_output(args.trace, [args.file], args.force, option="--trace")
     target = simulated_target(target_from_args(args))
-    runner = _runner(args, target)
+    simulation = _runner(args, target)
     try:
-        result = _simulate(runner, args.file)
+        result = _simulate(simulation, args.file)
     except KeyboardInterrupt:
-        print(interrupted(runner), file=sys.stderr)
+        print(interrupted(simulation), file=sys.stderr)
         raise
     finally:
-        runner.close()
+        simulation.close()
     if args.trace:
         write_chrome_trace(result, args.trace)
-    spans = runner.p.spans
+    spans = simulation.p.spans
     out = sys.stderr if args.trace == STDOUT else sys.stdout  # the trace took standard output
     if args.json:
         print(json.dumps({**sim_json(result), "fused_spans": spans}, indent=2), file=out)
@@ -136,11 +136,11 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
-def _runner(args: argparse.Namespace, target) -> Engine | FullRun:
-    """The engine for this command line: every op through :class:`FullRun` (the compiled core
-    when it can) under ``--full`` and for functions without loops (nothing to extrapolate);
-    else the Python engine with steady-state detection or recording. The file is read once
-    (``FullRun`` may lower it twice)."""
+def _runner(args: argparse.Namespace, target) -> Runner:
+    """The simulation for this command line (:func:`~tilesched.sim.run.runner`): every op
+    (the compiled core when it can) under ``--full`` and for functions without loops; else the
+    Python engine with steady-state detection or recording. The file is read once (a full run
+    may lower it twice)."""
     show = progress.SimProgress if progress.wanted(args.json) else None
     module = load_verified(args.file, target)
     steady = not args.full and not args.trace  # a recorded run simulates every op
@@ -151,16 +151,13 @@ def _runner(args: argparse.Namespace, target) -> Engine | FullRun:
     def make_program():
         return stream_parsed(module, args.file, target, args, args.max_ops)
 
-    if not args.trace and (args.full or not _has_loops(module, args.function)):
-        return FullRun(make_program, progress_for=show)
-    engine = Engine(make_program(), record=bool(args.trace), steady=not args.full)
-    engine.progress = show(engine.p) if show else None
-    return engine
+    return runner(make_program, full=args.full, record=bool(args.trace),
+                  loops=_has_loops(module, args.function), progress_for=show)
 
 
 def check_max_ops(module, target, args: argparse.Namespace, steady: bool) -> None:
     """Refuse before the run a program that simulates more than ``--max-ops`` ops one by one
-    for certain (nested trip counts multiplied: ``sim/op_estimate.py``), naming the loop."""
+    for certain (nested trip counts multiplied: ``sim/lowering/op_estimate.py``), naming the loop."""
     lowering = Lowering(target, parse_arg_values(args.arg))
     lowering.function(find_function(module, args.function))
     estimate = least_ops(lowering, find_function(module, args.function), args.max_ops, steady)
@@ -174,21 +171,21 @@ def _has_loops(module, function: str | None) -> bool:
     return any(isinstance(op, scf.ForOp) for op in find_function(module, function).walk())
 
 
-def _simulate(runner: Engine | FullRun, path: str):
-    """Run the engine; a malformed op becomes a located error."""
+def _simulate(run: Runner, path: str):
+    """Run the simulation; a malformed op becomes a located error."""
     try:
-        return runner.run() if isinstance(runner, FullRun) else run_engine(runner)
+        return run.run()
     except TraceError as err:
         raise TileschedError(str(err), path) from None
 
 
-def interrupted(runner: Engine | FullRun) -> str:
+def interrupted(run: Runner) -> str:
     """What an interrupted simulation got through (printed on Ctrl-C)."""
-    program = runner.p
+    program = run.p
     if program is None:
         return "tilesched sim: interrupted before the simulation started"
     done, total = program.progress()
-    cycle, races, kinds = runner.so_far()
+    cycle, races, kinds = run.so_far()
     lines = [f"tilesched sim: interrupted after simulating {program.simulated:,} ops "
              f"({done:,} of about {total:,} counting extrapolated loops)",
              f"  reached cycle {cycle:,}"]

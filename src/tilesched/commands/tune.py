@@ -134,7 +134,7 @@ def _make_jobs(args: argparse.Namespace, store) -> list:
     """One job per kernel and target, each kernel checked before any search (bad input is a
     located error, exit 2), and none whose results on disk come from another space."""
     from tilesched.input_files import read_text
-    from tilesched.sim.lower import parse_arg_values
+    from tilesched.sim.lowering.lower import parse_arg_values
     from tilesched.tune.evaluate import KernelSpec
     from tilesched.tune.search import make_job
 

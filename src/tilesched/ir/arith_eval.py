@@ -1,6 +1,6 @@
 """What the ``arith`` ops tilesched evaluates compute: one table, used wherever an op is run or folded.
 
-The simulator's lowering runs index math and scalar arithmetic with it (``sim/lower.py``); the
+The simulator's lowering runs index math and scalar arithmetic with it (``sim/lowering/lower.py``); the
 IR's constant analyses (``ir/annotations.constant_index``) and the software-pipeline emitter's
 constant folding (``transforms/software_pipeline/index.py``) fold with it, so a value the
 simulator computes and a value a pass folds can never differ. Integers wrap at their bit width

@@ -1,29 +1,26 @@
-"""The simulator (docs/simulator.md).
+"""The simulator (docs/simulator.md): a tile program in, timing and its faults out.
 
-Its hot loops have compiled twins (``native_*.pyx``, built by ``setup.py`` when Cython and a C++
-compiler are available). When one was not built, the pure-Python twin runs - the same results,
-several times slower - and importing this package says so once on standard error, since the
-build only warns where ``pip install -v`` shows it. ``TILESCHED_PURE_PYTHON=1`` asks for the
-pure-Python engine on purpose and silences the warning.
+Its folders are its stages, in the order data flows through them; each imports only the ones
+listed before it (and the ground floor):
+
+- ground floor: ``isa.py`` (+ ``isa.pxd``: opcodes, loop-boundary kinds, the layout of
+  instructions and access tuples, limits every stage shares), ``trace.py`` (a machine model and
+  the ops it runs, the form a hand-written or synthetic program takes), ``result.py`` (what a run
+  found);
+- ``native/``: the compiled twins of the hot loops and the one pure-Python switch
+  (``TILESCHED_PURE_PYTHON=1``); importing this package warns once when they were not built;
+- ``lowering/``: IR -> lowered ops (``lower.py``), loop analysis and the replay of periodic
+  iterations (``loop_analysis.py``, ``replay.py``), the op-count estimate commands check first
+  (``op_estimate.py``);
+- ``code/``: ops -> the engine's instruction lists: a whole trace (``program.py``) or chunk by
+  chunk as the lowering runs (``stream.py`` with ``chunk_compiler.py``);
+- ``engine/``: running instructions (``engine.py`` with ``issuers.py``, ``units.py``,
+  ``flags.py``, ``happens_before.py``), the lower bound (``critical_path.py``), steady-state
+  extrapolation (``steady.py``) and the verdict (``outcome.py``, ``sync_check.py``);
+- ``run.py``: the entry points (``simulate``, ``FullRun``, one ``Runner`` interface for commands);
+- values, beside timing: ``semantics.py`` (what each op computes), ``functional.py`` (running a
+  program on values: equivalence), ``oracle.py`` (the fewest barriers a kernel needs) and
+  ``synthetic.py`` (machine models and traces for tests and benchmarks).
 """
 
-from __future__ import annotations
-
-import importlib.util
-import os
-import pathlib
-import sys
-
-
-def missing_native_modules() -> list[str]:
-    """The compiled modules of this package whose ``.pyx`` source has no built module."""
-    here = pathlib.Path(__file__).parent
-    return [p.stem for p in sorted(here.glob("native_*.pyx"))
-            if importlib.util.find_spec(f"{__name__}.{p.stem}") is None]
-
-
-if not os.environ.get("TILESCHED_PURE_PYTHON") and (_missing := missing_native_modules()):
-    print(f"tilesched: warning: the compiled simulator core was not built ({', '.join(_missing)} "
-          "missing); using the pure-Python simulator, several times slower. Rebuild with "
-          "'pip install -v .' (needs Cython and a C++ compiler) or 'python setup.py build_ext "
-          "--inplace'; TILESCHED_PURE_PYTHON=1 silences this.", file=sys.stderr)
+from tilesched.sim import native  # noqa: F401 - warns once when the compiled twins were not built

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tilesched.diagnostics import TileschedError
-from tilesched.sim.engine import simulate
 from tilesched.sim.result import SimResult
+from tilesched.sim.run import simulate
 from tilesched.sim.semantics import evaluate, random_values, storage_dtype, store
 from tilesched.sim.trace import Access, Buffer, Trace, TraceOp, group_share
 

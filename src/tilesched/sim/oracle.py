@@ -12,9 +12,9 @@ from xdsl.dialects.builtin import UnitAttr
 
 from tilesched.analysis.warp_regions import cluster_barriers
 from tilesched.ir import parse_text, print_module
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import equivalent
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.sim.trace import Trace
 from tilesched.target.model import Target
 

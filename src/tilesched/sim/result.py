@@ -5,8 +5,33 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tilesched.sim.happens_before import Race
 from tilesched.target.model import microseconds
+
+
+@dataclass
+class RaceSide:
+    """One access of a race: the op name, its source location and where it ran."""
+
+    op: str
+    loc: str
+    unit: str
+
+    def to_json(self) -> dict:
+        return {"op": self.op, "loc": self.loc, "unit": self.unit}
+
+
+@dataclass
+class Race:
+    """Two unordered accesses to overlapping memory, at least one a write."""
+
+    buffer: str
+    first: RaceSide
+    second: RaceSide
+    count: int = 1
+
+    def to_json(self) -> dict:
+        return {"buffer": self.buffer, "first": self.first.to_json(),
+                "second": self.second.to_json(), "count": self.count}
 
 
 @dataclass
@@ -82,7 +107,7 @@ class SimResult:
     peak_live_events: dict[str, int]
     ops_executed: int
     agents: dict[str, dict] = field(default_factory=dict)
-    timeline: object | None = None  # tilesched.sim.engine.Timeline when recorded
+    timeline: object | None = None  # tilesched.sim.engine.engine.Timeline when recorded
     steady_state: list[dict] = field(default_factory=list)  # extrapolated loops (steady.py)
     ops_simulated: int = 0  # tile + sync ops the engine executed one by one
     ops_represented: int = 0  # tile + sync ops the run stands for (extrapolated ones too)

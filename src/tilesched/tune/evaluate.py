@@ -30,9 +30,9 @@ from tilesched.analysis.last_use_check import last_use_errors
 from tilesched.diagnostics import TileschedError, TileschedErrors
 from tilesched.input_files import read_text
 from tilesched.ir import parse_text, print_module, verify_module
-from tilesched.sim.engine import simulate
 from tilesched.sim.functional import Memory, equivalent_to, run_reference
-from tilesched.sim.lower import lower_module
+from tilesched.sim.lowering.lower import lower_module
+from tilesched.sim.run import simulate
 from tilesched.sim.trace import TraceError
 from tilesched.target.cores import refuse_cores
 from tilesched.target.loader import (

@@ -2,7 +2,7 @@
 
 The engine records, per executed op, ``(agent, start, end, op_index)`` (tile ops in
 ``Timeline.ops``, sync ops in ``Timeline.syncs``) plus the flag sets/waits and barrier arrivals.
-From that and the engine's rules (DESIGN.md §4, ``sim/engine.py``) this module recovers, after
+From that and the engine's rules (DESIGN.md §4, ``sim/engine/engine.py``) this module recovers, after
 the fact and without re-simulating:
 
 - *issue times*: an issuer walks its program in order; its clock is the end of the last op it ran

@@ -1,7 +1,7 @@
 """Races, deadlock and violations of a run, tied to the timeline events they are about.
 
 The simulator reports a race once per (buffer, pair of source locations), naming each side's op,
-``file:line:col`` and unit (``sim/happens_before.py``); in an unrolled loop each side is several
+``file:line:col`` and unit (``sim/engine/happens_before.py``); in an unrolled loop each side is several
 executed ops. The report highlights every executed instance of both sides and, when a race is
 selected, zooms to the earliest instance of the second side and the latest instance of the first
 side that started before it ends (the pair the detector saw first is one such pair).
