@@ -227,7 +227,7 @@ def run_reference(trace: Trace, seed: int = 0, max_bytes: int = DEFAULT_MAX_BYTE
 def run_concurrent(trace: Trace, seed: int = 0, check_races: bool = True,
                    max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[SimResult, Memory]:
     """Simulate the trace's timing, then replay its tile ops on data at their simulated times."""
-    groups = len(trace.machine.issuers)
+    groups = trace.machine.sharing_groups
     private = {b.id: groups for b in trace.buffers
                if groups > 1 and b.space in trace.machine.private_spaces}
     check_memory(trace, max_bytes, private)  # before the simulation, not after it

@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
-from tilesched.analysis.units import op_cycles
+from tilesched.analysis.units import op_core, op_cycles
 from tilesched.diagnostics import TileschedError
 from tilesched.ir.arith_eval import EVALUATED, evaluate
 from tilesched.ir.text import location_of
@@ -58,7 +58,16 @@ from tilesched.ir.tile import (
 from tilesched.ir.types import memory_space, memref_shape, scalar_value_error
 from tilesched.sim.isa import ENTER, EXIT, ITER
 from tilesched.sim.lowering.replay import LoopReplay
-from tilesched.sim.trace import Access, Buffer, MachineModel, Trace, TraceOp, UnitSpec
+from tilesched.sim.trace import (
+    Access,
+    Buffer,
+    MachineModel,
+    Trace,
+    TraceError,
+    TraceOp,
+    UnitSpec,
+)
+from tilesched.target.cores import qualified
 from tilesched.target.model import Route, Target
 
 MAX_OPS = 20_000_000
@@ -74,8 +83,10 @@ def machine_model(target: Target) -> MachineModel:
     units = {u.name: UnitSpec(u.kind, u.pipelined) for u in target.units.values()}
     queues = {r.async_queue: r.unit for r in target.routes if r.async_queue is not None}
     private = ("local",) if "local" in target.spaces else ()
+    cores = {name: core.issuer for name, core in target.cores.items()}
     return MachineModel(target.name, units, tuple(target.issuers), target.event_limit, queues,
-                        target.issue_cycles, private, target.frequency_hz)
+                        target.issue_cycles, private, target.frequency_hz, cores,
+                        target.cross_event_limit if cores else None)
 
 
 @dataclass(slots=True)
@@ -660,6 +671,8 @@ class Lowering:
         dst = memory_space(mems[-1].type) if mems else None
         rule = self.target.route(op.name, reads, dst)
         unit = op.pipe.data if op.pipe is not None else (rule.unit if rule else None)
+        if self.target.cores and unit is not None and unit not in self.target.units:
+            unit = qualified(op_core(op, self.target, unit), unit)  # its core's instance
         if unit is None or unit not in self.target.units:
             raise TileschedError(f"no unit of target '{self.target.name}' runs '{op.name}'",
                                  location_of(op))
@@ -722,6 +735,8 @@ class Lowering:
                 raise TileschedError(f"the unrolled program exceeds {max_ops} ops",
                                      location_of(where) if where is not None else None)
             ops.extend(self.trace_op(sid, operands, self.issuer) for sid, operands in chunk.ops)
+        if self.machine.cores:
+            return Trace(self.machine, self.buffers, split_cores(self.machine, ops))
         programs = {self.issuer: ops}
         for other in self.machine.issuers[1:]:
             programs[other] = [replace(op, issuer=other) for op in ops]
@@ -734,7 +749,48 @@ MAX_CALL_DEPTH = 64  # nested func.call frames (recursion)
 
 # Sync ops whose property may instead be an ``index`` operand evaluated at run time.
 _OPERAND_PROPS = {"sync.wait_group": "pending", "sync.set_flag": "event",
-                  "sync.wait_flag": "event"}
+                  "sync.wait_flag": "event", "sync.cross_set": "id", "sync.cross_wait": "id"}
+
+
+def split_cores(machine: MachineModel, ops: list[TraceOp]) -> dict[str, list[TraceOp]]:
+    """The per-core programs of a split-core model (docs/simulator.md, "Split cores"): every
+    core walks the same control flow but issues only its own ops, each in program order. A tile
+    op goes to the core of its unit; ``set_flag`` / ``wait_flag`` / ``pipe_barrier`` to the core
+    of the units they name; ``barrier_all`` to every core (it orders its own core only);
+    ``cross_set`` becomes a ``set_flag`` on the source core, queued on the unit it names, and
+    ``cross_wait`` a ``wait_flag`` of the destination core's issuer, both on the cross-core flag
+    ``(src core, dst core, id)`` (``program.InstructionCompiler.cross_flag``)."""
+    programs: dict[str, list[TraceOp]] = {issuer: [] for issuer in machine.issuers}
+    for op in ops:
+        props = op.props
+        if op.name == "sync.cross_set" or op.name == "sync.cross_wait":
+            src, dst = str(props.get("src")), str(props.get("dst"))
+            if src not in machine.cores or dst not in machine.cores:
+                raise TraceError(f"{op.loc}: {op.name} names an unknown core ({src} -> {dst})")
+            setting = op.name == "sync.cross_set"
+            issuer = machine.cores[src if setting else dst]
+            flag = {"src": qualified(src, str(props.get("unit"))) if setting
+                    else machine.cores[src], "dst": machine.cores[dst],
+                    "event": props.get("id"), "cross": (src, dst)}
+            name = "sync.set_flag" if setting else "sync.wait_flag"
+            programs[issuer].append(TraceOp(name, issuer, None, 0, (), flag, op.loc))
+            continue
+        if op.name == "sync.barrier_all":
+            for issuer in machine.issuers:
+                programs[issuer].append(replace(op, issuer=issuer))
+            continue
+        if op.is_sync:
+            named = props.get("src") if op.name == "sync.set_flag" else (
+                props.get("dst") if op.name == "sync.wait_flag" else props.get("pipe"))
+            unit = str(named)
+        else:
+            unit = str(op.unit)
+        issuer = machine.issuer_of_unit(unit) or (unit if unit in machine.issuers else None)
+        if issuer is None:
+            raise TraceError(f"{op.loc}: {op.name} names {unit!r}, which is on no core of "
+                             f"{machine.name} (units are named CORE.UNIT)")
+        programs[issuer].append(replace(op, issuer=issuer))
+    return programs
 
 
 def _nothing(op) -> None:
