@@ -214,8 +214,9 @@ def run_reference(trace: Trace, seed: int = 0, max_bytes: int = DEFAULT_MAX_BYTE
     """Execute the program in order, each op completing before the next (no concurrency)."""
     memory = Memory(trace, seed, max_bytes=max_bytes)
     first = trace.machine.issuers[0]
-    for op in trace.programs.get(first, []):
-        if op.is_sync:
+    ops = trace.program_order if trace.program_order is not None else trace.programs.get(first, [])
+    for op in ops:
+        if op.is_sync or op.name.startswith("sync."):
             continue
         value = _compute(op, memory, 0)
         poison_dead(op, memory, 0)

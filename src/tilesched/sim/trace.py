@@ -176,6 +176,9 @@ class Trace:
     machine: MachineModel
     buffers: list[Buffer]
     programs: dict[str, list[TraceOp]]
+    # a split-core trace's ops in the one program order its cores share (the reference that
+    # ``functional.run_reference`` executes); ``None``: the first issuer's program is it
+    program_order: list[TraceOp] | None = None
 
     def __post_init__(self) -> None:
         for index, buf in enumerate(self.buffers):

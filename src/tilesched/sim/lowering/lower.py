@@ -736,7 +736,7 @@ class Lowering:
                                      location_of(where) if where is not None else None)
             ops.extend(self.trace_op(sid, operands, self.issuer) for sid, operands in chunk.ops)
         if self.machine.cores:
-            return Trace(self.machine, self.buffers, split_cores(self.machine, ops))
+            return Trace(self.machine, self.buffers, split_cores(self.machine, ops), ops)
         programs = {self.issuer: ops}
         for other in self.machine.issuers[1:]:
             programs[other] = [replace(op, issuer=other) for op in ops]
