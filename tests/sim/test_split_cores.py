@@ -35,12 +35,40 @@ def test_hand_synced_gemm_epilogue_is_clean_and_engines_agree():
     assert pure.returncode == 0 and _cycles(pure.stdout) == _cycles(compiled.stdout)
 
 
-def test_sync_free_twin_races_across_cores():
-    result = _sim(EXAMPLES / "ascend_mix_gemm_epilogue_free.mlir")
+def test_hand_synced_flash_attention_is_clean_and_engines_agree():
+    compiled = _sim(EXAMPLES / "ascend_mix_flash_attention.mlir")
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    pure = _sim(EXAMPLES / "ascend_mix_flash_attention.mlir", pure=True)
+    assert pure.returncode == 0 and _cycles(pure.stdout) == _cycles(compiled.stdout)
+
+
+@pytest.mark.parametrize("name", ["ascend_mix_gemm_epilogue_free",
+                                  "ascend_mix_flash_attention_free"])
+def test_sync_free_twins_race_across_cores(name):
+    result = _sim(EXAMPLES / f"{name}.mlir")
     assert result.returncode == 1
     races = [line for line in result.stdout.splitlines() if line.strip().startswith("race on")]
-    assert any("[AIC." in line and "[AIV0." in line for line in races) or any(
-        "c_ws" in line or "GM" in line for line in races), result.stdout
+    across = [line for line in races if "[AIC." in line and "[AIV0." in line]
+    assert across, result.stdout  # a GM hand-over between the cube and a vector core
+
+
+def _equiv(a: Path, b: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tilesched.cli", "equiv", "--target",
+                           "ascend-a2-mix", str(a), str(b)], capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.mark.parametrize("name", ["ascend_mix_gemm_epilogue", "ascend_mix_flash_attention"])
+def test_hand_synced_equals_its_sync_free_twin(name):
+    result = _equiv(EXAMPLES / f"{name}_free.mlir", EXAMPLES / f"{name}.mlir")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ": equivalent" in result.stdout
+
+
+def test_racy_twin_is_not_equivalent_to_the_hand_synced_one():
+    result = _equiv(EXAMPLES / "ascend_mix_gemm_epilogue.mlir",
+                    EXAMPLES / "ascend_mix_gemm_epilogue_free.mlir")
+    assert result.returncode == 1
 
 
 def test_removing_a_cross_wait_races(tmp_path):
@@ -66,6 +94,38 @@ def test_unmatched_cross_wait_deadlocks(tmp_path):
     result = _sim(path)
     assert result.returncode == 1
     assert "deadlock" in result.stdout.lower(), result.stdout
+    # located, naming the blocked core's issuer and the flag between the two cores
+    assert re.search(r"AIV0\.S blocked at .*k\.mlir:\d+:\d+.*AIC->AIV0", result.stdout), \
+        result.stdout
+
+
+def test_cross_core_id_out_of_range(tmp_path):
+    from tilesched.sim.code.program import compile_trace
+    from tilesched.sim.trace import MachineModel, TraceBuilder, UnitSpec
+
+    machine = MachineModel("m", {"A.S": UnitSpec("inline"), "A.FIX": UnitSpec(),
+                                 "B.S": UnitSpec("inline")}, ("A.S", "B.S"),
+                           event_limit=8, cores={"A": "A.S", "B": "B.S"}, cross_event_limit=16)
+    b = TraceBuilder(machine)
+    for event in (15, 16):
+        b.op("sync.set_flag", props={"src": "A.FIX", "dst": "B.S", "event": event,
+                                     "cross": ("A", "B")}, issuer="A.S")
+        b.op("sync.wait_flag", props={"src": "A.S", "dst": "B.S", "event": event,
+                                      "cross": ("A", "B")}, issuer="B.S")
+    program = compile_trace(b.build())
+    bad = [detail for kind, detail in program.static_violations
+           if kind == "event-id-out-of-range"]
+    assert len(bad) == 2 and all("id 16" in d for d in bad)  # the set and the wait of id 16
+
+
+def test_verifier_refuses_a_constant_id_of_16(tmp_path):
+    text = (EXAMPLES / "ascend_mix_gemm_epilogue.mlir").read_text()
+    path = tmp_path / "k.mlir"
+    path.write_text(text.replace('sync.cross_set "AIV0" -> "AIC", 0 after "MTE2"',
+                                 'sync.cross_set "AIV0" -> "AIC", 16 after "MTE2"', 1))
+    result = _sim(path)
+    assert result.returncode == 2
+    assert re.search(r"k\.mlir:\d+:\d+: error: .*16", result.stderr), result.stderr
 
 
 @pytest.mark.parametrize("name", ["ascend_mix_gemm_epilogue_free", "ascend_mix_flash_attention_free"])
@@ -77,3 +137,4 @@ def test_insert_sync_makes_the_sync_free_twin_clean(tmp_path, name):
     assert done.returncode == 0, done.stderr
     result = _sim(out)
     assert result.returncode == 0, result.stdout + result.stderr
+    assert _equiv(EXAMPLES / f"{name}.mlir", out).returncode == 0
