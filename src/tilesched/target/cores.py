@@ -20,10 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
 
 CORE_ATTRIBUTE = "tile.core"  # the op annotation that picks a core (ir/annotations.py checks it)
 
