@@ -9,7 +9,8 @@ listed before it (and the ground floor):
   found);
 - ``native/``: the compiled twins of the hot loops and the one pure-Python switch
   (``TILESCHED_PURE_PYTHON=1``); importing this package warns once when they were not built;
-- ``lowering/``: IR -> lowered ops (``lower.py``), loop analysis and the replay of periodic
+- ``lowering/``: IR -> lowered ops (``lower.py``; on a split-core target its whole trace is split
+  into one program per core, ``split_cores``), loop analysis and the replay of periodic
   iterations (``loop_analysis.py``, ``replay.py``), the op-count estimate commands check first
   (``op_estimate.py``);
 - ``code/``: ops -> the engine's instruction lists: a whole trace (``program.py``) or chunk by
