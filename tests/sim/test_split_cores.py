@@ -161,3 +161,26 @@ def test_cores_run_concurrently():
     cube = sum(v for k, v in busy.items() if k.startswith("AIC."))
     vector = sum(v for k, v in busy.items() if k.startswith("AIV0."))
     assert max(cube, vector) <= _cycles(out) < cube + vector
+
+
+def test_barrier_all_orders_its_own_core_only():
+    from tilesched.sim.run import simulate
+    from tilesched.sim.trace import MachineModel, TraceBuilder, UnitSpec
+
+    machine = MachineModel("m", {"A.S": UnitSpec("inline"), "A.M": UnitSpec(),
+                                 "B.S": UnitSpec("inline"), "B.V": UnitSpec()}, ("A.S", "B.S"),
+                           cores={"A": "A.S", "B": "B.S"}, cross_event_limit=16)
+    b = TraceBuilder(machine)
+    x, y, z = (b.buffer(n, (4,), "float32", s) for n, s in (("x", "L1"), ("y", "UB"),
+                                                            ("z", "UB")))
+    b.op("tile.fill", unit="A.M", duration=1000, operands=[b.whole(x)], props={"value": 1.0},
+         issuer="A.S")
+    b.op("tile.fill", unit="B.V", duration=10, operands=[b.whole(y)], props={"value": 1.0},
+         issuer="B.S")
+    b.op("sync.barrier_all", issuer="B.S")
+    last = b.op("tile.fill", unit="B.V", duration=10, operands=[b.whole(z)],
+                props={"value": 1.0}, issuer="B.S")
+    result = simulate(b.build(), record=True)
+    assert result.ok and result.cycles == 1000
+    starts = {result.timeline.op_table[i].loc: start for _, start, _, i in result.timeline.ops}
+    assert starts[last.loc] == 10  # after core B's fill, not after core A's long op
