@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tilesched.examples import EXAMPLES, example_path
+from tilesched.examples import EXAMPLES, SPLIT_CORE_EXAMPLES, example_path
 from tilesched.ir import parse_text, print_module
 from tilesched.sim.functional import equivalent
 from tilesched.sim.lowering.lower import lower_module
@@ -208,9 +208,9 @@ def test_a_loop_that_may_commit_no_group_does_not_count_as_one(bounds):
     _check(_program("cuda", body), "cuda-sm80")
 
 
-@pytest.mark.parametrize("name", [e.name for e in EXAMPLES])
+@pytest.mark.parametrize("name", [e.name for e in EXAMPLES + SPLIT_CORE_EXAMPLES])
 def test_examples_are_race_free_and_equivalent_after_insert_sync(name):
-    example = next(e for e in EXAMPLES if e.name == name)
+    example = next(e for e in EXAMPLES + SPLIT_CORE_EXAMPLES if e.name == name)
     _check(pathlib.Path(example_path(name)).read_text(), example.target)
 
 

@@ -14,7 +14,6 @@ from tilesched.diagnostics import TileschedErrors
 from tilesched.input_files import DEFAULT_MAX_INPUT_BYTES, read_text
 from tilesched.ir import parse_text, verify_module
 from tilesched.target import Target, builtin_target_names, load_target
-from tilesched.target.cores import refuse_cores
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
@@ -98,11 +97,8 @@ def target_from_args(args: argparse.Namespace) -> Target:
 
 
 def simulated_target(target: Target) -> Target:
-    """``target`` if the simulator can run it; a split-core target (``ascend-a2-mix``) is
-    refused with a located error: the simulator does not model cores yet (issue 30, phase B)."""
-    refuse_cores(target, "the simulator does not model cores yet (per-core issuers and "
-                         "cross-core flags: issue 30, phase B), so sim, equiv, report, demo and "
-                         "tune cannot run it; verify, insert-sync, emit-cpp and run-cpp can")
+    """``target``: the simulator runs every target, split-core ones (``ascend-a2-mix``) on
+    the whole per-core trace (docs/simulator.md, "Split cores")."""
     return target
 
 

@@ -121,8 +121,7 @@ def prepare(module: ModuleOp, transformed: ModuleOp, target: Target, label: str,
 
 def _reference(module: ModuleOp, target: Target, source: str) -> tuple[ModuleOp, Target]:
     """The program and target whose program-order semantics give the expected outputs: on a
-    split-core target (which the simulator does not run yet, issue 30 phase B), ``module``
-    without its sync ops on the single-core target it takes its numbers from (program order
+    split-core target, ``module`` without its sync ops on the single-core target it takes its numbers from (program order
     needs no sync, and the numbers do not depend on the core split)."""
     if not target.cores:
         return module, target

@@ -31,6 +31,7 @@ from tilesched.report import progress
 from tilesched.report.chrome_trace import write_chrome_trace
 from tilesched.report.sim_json import sim_json
 from tilesched.report.sim_table import sim_table
+from tilesched.sim.code.program import compile_trace
 from tilesched.sim.code.stream import stream_module
 from tilesched.sim.lowering.lower import (
     MAX_OPS,
@@ -147,6 +148,16 @@ def _runner(args: argparse.Namespace, target) -> Runner:
     check_max_ops(module, target, args, steady)
     if args.trace:
         check_run_size([module], target, args, "sim --trace")
+
+    if target.cores:  # split cores: the whole per-core trace, every op (docs/simulator.md)
+        def make_trace_program():
+            program = compile_trace(lower_file(args.file, target, args, module=module,
+                                               max_ops=args.max_ops))
+            program.spans = 0
+            return program
+
+        return runner(make_trace_program, full=True, record=bool(args.trace), loops=False,
+                      progress_for=None)
 
     def make_program():
         return stream_parsed(module, args.file, target, args, args.max_ops)

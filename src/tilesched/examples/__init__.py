@@ -54,9 +54,11 @@ EXAMPLES: tuple[Example, ...] = (
 )
 
 
-# Kernels for split-core targets (ascend-a2-mix): the simulator does not run them yet (issue 30,
-# phase B), so they are kept out of EXAMPLES, which the simulator's tests walk; everything else
-# (regeneration, --check, emit-cpp and run-cpp tests, demo's list) takes ALL_EXAMPLES.
+# Kernels for split-core targets (ascend-a2-mix). The simulator runs them on the whole per-core
+# trace, not streamed nor extrapolated (docs/simulator.md, "Split cores"), so they are kept out of
+# EXAMPLES, which the steady-state and single-core tests walk; the race-free-after-insert-sync
+# test and tests/sim/test_split_cores.py take them too, as does everything else (regeneration,
+# --check, emit-cpp and run-cpp tests, demo's list) through ALL_EXAMPLES.
 SPLIT_CORE_EXAMPLES: tuple[Example, ...] = (
     Example("ascend_mix_gemm_epilogue", "ascend-a2-mix",
             "GEMM on the cube core, epilogue on a vector core, a GM FIFO with cross-core flags",

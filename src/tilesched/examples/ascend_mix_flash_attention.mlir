@@ -71,8 +71,8 @@ builtin.module {
     sync.wait_flag "AIC.MTE1" -> "AIC.MTE2", 0
     %0 = tile.view %kt[%c0, %c0] {sizes = array<i64: 64, 64>} : memref<64x320xf16, "GM"> -> memref<64x64xf16, "GM">
     tile.load %0, %kt_l1 : memref<64x64xf16, "GM">, memref<64x64xf16, "L1">
-    sync.set_flag "AIC.MTE2" -> "AIC.MTE1", 0
-    sync.wait_flag "AIC.MTE2" -> "AIC.MTE1", 0
+    sync.set_flag "AIC.MTE2" -> "AIC.MTE1", 1
+    sync.wait_flag "AIC.MTE2" -> "AIC.MTE1", 1
     tile.copy %kt_l1, %kt_l0 : memref<64x64xf16, "L1">, memref<64x64xf16, "L0B">
     sync.set_flag "AIC.MTE1" -> "AIC.M", 0
     sync.wait_flag "AIC.MTE1" -> "AIC.M", 0
@@ -113,14 +113,14 @@ builtin.module {
       %5 = arith.muli %next, %c64 : index
       %6 = tile.view %kt[%c0, %5] {sizes = array<i64: 64, 64>} : memref<64x320xf16, "GM"> -> memref<64x64xf16, "GM">
       tile.load %6, %kt_l1 : memref<64x64xf16, "GM">, memref<64x64xf16, "L1">
-      sync.set_flag "AIC.MTE2" -> "AIC.MTE1", 0
-      sync.wait_flag "AIC.MTE2" -> "AIC.MTE1", 0
+      sync.set_flag "AIC.MTE2" -> "AIC.MTE1", 2
+      sync.wait_flag "AIC.MTE2" -> "AIC.MTE1", 2
       tile.copy %kt_l1, %kt_l0 : memref<64x64xf16, "L1">, memref<64x64xf16, "L0B">
-      sync.set_flag "AIC.MTE1" -> "AIC.M", 0
-      sync.wait_flag "AIC.MTE1" -> "AIC.M", 0
+      sync.set_flag "AIC.MTE1" -> "AIC.M", 1
+      sync.wait_flag "AIC.MTE1" -> "AIC.M", 1
       tile.matmul %q_l0, %kt_l0, %s_l0c : memref<64x64xf16, "L0A">, memref<64x64xf16, "L0B">, memref<64x64xf32, "L0C">
-      sync.set_flag "AIC.M" -> "AIC.FIX", 0
-      sync.wait_flag "AIC.M" -> "AIC.FIX", 0
+      sync.set_flag "AIC.M" -> "AIC.FIX", 1
+      sync.wait_flag "AIC.M" -> "AIC.FIX", 1
       %7 = arith.remsi %next, %c2 : index
       %8 = arith.muli %7, %c64 : index
       %9 = tile.view %qk_ws[%8, %c0] {sizes = array<i64: 64, 64>} : memref<128x64xf32, "GM"> -> memref<64x64xf32, "GM">
@@ -137,8 +137,8 @@ builtin.module {
       %15 = arith.muli %14, %c64 : index
       %16 = tile.view %qk_ws[%15, %c0] {sizes = array<i64: 64, 64>} : memref<128x64xf32, "GM"> -> memref<64x64xf32, "GM">
       tile.load %16, %s_ub : memref<64x64xf32, "GM">, memref<64x64xf32, "UB">
-      sync.set_flag "AIV0.MTE2" -> "AIV0.V", 0
-      sync.wait_flag "AIV0.MTE2" -> "AIV0.V", 0
+      sync.set_flag "AIV0.MTE2" -> "AIV0.V", 1
+      sync.wait_flag "AIV0.MTE2" -> "AIV0.V", 1
       tile.muls %s_ub, %cst, %s_ub : memref<64x64xf32, "UB">, f32, memref<64x64xf32, "UB">
       tile.rowmax %s_ub, %m_tile : memref<64x64xf32, "UB">, memref<64x1xf32, "UB">
       tile.max %m, %m_tile, %m_new : memref<64x1xf32, "UB">, memref<64x1xf32, "UB">, memref<64x1xf32, "UB">
@@ -150,8 +150,8 @@ builtin.module {
       tile.mul %l, %12, %l : memref<64x1xf32, "UB">, memref<64x1xf32, "UB">, memref<64x1xf32, "UB">
       tile.add %l, %l_tile, %l : memref<64x1xf32, "UB">, memref<64x1xf32, "UB">, memref<64x1xf32, "UB">
       tile.copy %m_new, %m : memref<64x1xf32, "UB">, memref<64x1xf32, "UB">
-      sync.set_flag "AIV0.V" -> "AIV0.MTE3", 0
-      sync.wait_flag "AIV0.V" -> "AIV0.MTE3", 0
+      sync.set_flag "AIV0.V" -> "AIV0.MTE3", 1
+      sync.wait_flag "AIV0.V" -> "AIV0.MTE3", 1
       %17 = arith.remsi %next, %c2 : index
       %18 = arith.muli %17, %c64 : index
       %19 = tile.view %p_ws[%18, %c0] {sizes = array<i64: 64, 64>} : memref<128x64xf32, "GM"> -> memref<64x64xf32, "GM">
@@ -162,28 +162,28 @@ builtin.module {
       %22 = arith.remsi %j, %c2 : index
       %23 = arith.addi %22, %c2 : index
       sync.cross_wait "AIV0" -> "AIC", %23
-      sync.set_flag "AIC.FIX" -> "AIC.MTE2", 0
-      sync.wait_flag "AIC.FIX" -> "AIC.MTE2", 0
+      sync.set_flag "AIC.FIX" -> "AIC.MTE2", 1
+      sync.wait_flag "AIC.FIX" -> "AIC.MTE2", 1
       %24 = arith.remsi %j, %c2 : index
       %25 = arith.muli %24, %c64 : index
       %26 = tile.view %p_ws[%25, %c0] {sizes = array<i64: 64, 64>} : memref<128x64xf32, "GM"> -> memref<64x64xf32, "GM">
       tile.load %26, %p_l1 : memref<64x64xf32, "GM">, memref<64x64xf32, "L1">
-      sync.set_flag "AIC.MTE2" -> "AIC.MTE1", 0
-      sync.wait_flag "AIC.MTE2" -> "AIC.MTE1", 0
+      sync.set_flag "AIC.MTE2" -> "AIC.MTE1", 3
+      sync.wait_flag "AIC.MTE2" -> "AIC.MTE1", 3
       tile.copy %p_l1, %p_l0 : memref<64x64xf32, "L1">, memref<64x64xf32, "L0A">
-      sync.set_flag "AIC.MTE1" -> "AIC.MTE2", 0
-      sync.wait_flag "AIC.MTE1" -> "AIC.MTE2", 0
+      sync.set_flag "AIC.MTE1" -> "AIC.MTE2", 1
+      sync.wait_flag "AIC.MTE1" -> "AIC.MTE2", 1
       %27 = arith.muli %j, %c64 : index
       %28 = tile.view %v[%27, %c0] {sizes = array<i64: 64, 64>} : memref<320x64xf32, "GM"> -> memref<64x64xf32, "GM">
       tile.load %28, %v_l1 : memref<64x64xf32, "GM">, memref<64x64xf32, "L1">
-      sync.set_flag "AIC.MTE2" -> "AIC.MTE1", 0
-      sync.wait_flag "AIC.MTE2" -> "AIC.MTE1", 0
+      sync.set_flag "AIC.MTE2" -> "AIC.MTE1", 4
+      sync.wait_flag "AIC.MTE2" -> "AIC.MTE1", 4
       tile.copy %v_l1, %v_l0 : memref<64x64xf32, "L1">, memref<64x64xf32, "L0B">
-      sync.set_flag "AIC.MTE1" -> "AIC.M", 0
-      sync.wait_flag "AIC.MTE1" -> "AIC.M", 0
+      sync.set_flag "AIC.MTE1" -> "AIC.M", 2
+      sync.wait_flag "AIC.MTE1" -> "AIC.M", 2
       tile.matmul %p_l0, %v_l0, %o_l0c : memref<64x64xf32, "L0A">, memref<64x64xf32, "L0B">, memref<64x64xf32, "L0C">
-      sync.set_flag "AIC.M" -> "AIC.FIX", 0
-      sync.wait_flag "AIC.M" -> "AIC.FIX", 0
+      sync.set_flag "AIC.M" -> "AIC.FIX", 2
+      sync.wait_flag "AIC.M" -> "AIC.FIX", 2
       %29 = arith.remsi %j, %c2 : index
       %30 = arith.muli %29, %c64 : index
       %31 = tile.view %pv_ws[%30, %c0] {sizes = array<i64: 64, 64>} : memref<128x64xf32, "GM"> -> memref<64x64xf32, "GM">
@@ -194,55 +194,55 @@ builtin.module {
       %34 = arith.remsi %j, %c2 : index
       %35 = arith.addi %34, %c4 : index
       sync.cross_wait "AIC" -> "AIV0", %35
-      sync.set_flag "AIV0.MTE3" -> "AIV0.MTE2", 0
-      sync.wait_flag "AIV0.MTE3" -> "AIV0.MTE2", 0
+      sync.set_flag "AIV0.MTE3" -> "AIV0.MTE2", 1
+      sync.wait_flag "AIV0.MTE3" -> "AIV0.MTE2", 1
       %36 = arith.remsi %j, %c2 : index
       %37 = arith.muli %36, %c64 : index
       %38 = tile.view %pv_ws[%37, %c0] {sizes = array<i64: 64, 64>} : memref<128x64xf32, "GM"> -> memref<64x64xf32, "GM">
       tile.load %38, %pv_ub : memref<64x64xf32, "GM">, memref<64x64xf32, "UB">
-      sync.set_flag "AIV0.MTE2" -> "AIV0.V", 0
-      sync.wait_flag "AIV0.MTE2" -> "AIV0.V", 0
+      sync.set_flag "AIV0.MTE2" -> "AIV0.V", 2
+      sync.wait_flag "AIV0.MTE2" -> "AIV0.V", 2
       %39 = arith.remsi %j, %c2 : index
       %40 = tile.slot %alpha[%39] : memref<2x64x1xf32, "UB"> -> memref<64x1xf32, "UB">
       tile.rowexpand_mul %o_acc, %40, %o_acc : memref<64x64xf32, "UB">, memref<64x1xf32, "UB">, memref<64x64xf32, "UB">
       tile.add %o_acc, %pv_ub, %o_acc : memref<64x64xf32, "UB">, memref<64x64xf32, "UB">, memref<64x64xf32, "UB">
-      sync.set_flag "AIC.FIX" -> "AIC.MTE2", 0
-      sync.wait_flag "AIC.FIX" -> "AIC.MTE2", 0
-      sync.set_flag "AIV0.V" -> "AIV0.MTE2", 0
-      sync.wait_flag "AIV0.V" -> "AIV0.MTE2", 0
+      sync.set_flag "AIC.FIX" -> "AIC.MTE2", 2
+      sync.wait_flag "AIC.FIX" -> "AIC.MTE2", 2
+      sync.set_flag "AIV0.V" -> "AIV0.MTE2", 1
+      sync.wait_flag "AIV0.V" -> "AIV0.MTE2", 1
     }
     sync.cross_wait "AIV0" -> "AIC", 2
     %41 = tile.view %p_ws[%c0, %c0] {sizes = array<i64: 64, 64>} : memref<128x64xf32, "GM"> -> memref<64x64xf32, "GM">
     tile.load %41, %p_l1 : memref<64x64xf32, "GM">, memref<64x64xf32, "L1">
-    sync.set_flag "AIC.MTE2" -> "AIC.MTE1", 0
-    sync.wait_flag "AIC.MTE2" -> "AIC.MTE1", 0
+    sync.set_flag "AIC.MTE2" -> "AIC.MTE1", 5
+    sync.wait_flag "AIC.MTE2" -> "AIC.MTE1", 5
     tile.copy %p_l1, %p_l0 : memref<64x64xf32, "L1">, memref<64x64xf32, "L0A">
-    sync.set_flag "AIC.MTE1" -> "AIC.MTE2", 0
-    sync.wait_flag "AIC.MTE1" -> "AIC.MTE2", 0
+    sync.set_flag "AIC.MTE1" -> "AIC.MTE2", 2
+    sync.wait_flag "AIC.MTE1" -> "AIC.MTE2", 2
     %42 = tile.view %v[%c256, %c0] {sizes = array<i64: 64, 64>} : memref<320x64xf32, "GM"> -> memref<64x64xf32, "GM">
     tile.load %42, %v_l1 : memref<64x64xf32, "GM">, memref<64x64xf32, "L1">
-    sync.set_flag "AIC.MTE2" -> "AIC.MTE1", 0
-    sync.wait_flag "AIC.MTE2" -> "AIC.MTE1", 0
+    sync.set_flag "AIC.MTE2" -> "AIC.MTE1", 6
+    sync.wait_flag "AIC.MTE2" -> "AIC.MTE1", 6
     tile.copy %v_l1, %v_l0 : memref<64x64xf32, "L1">, memref<64x64xf32, "L0B">
-    sync.set_flag "AIC.MTE1" -> "AIC.M", 0
-    sync.wait_flag "AIC.MTE1" -> "AIC.M", 0
+    sync.set_flag "AIC.MTE1" -> "AIC.M", 3
+    sync.wait_flag "AIC.MTE1" -> "AIC.M", 3
     tile.matmul %p_l0, %v_l0, %o_l0c : memref<64x64xf32, "L0A">, memref<64x64xf32, "L0B">, memref<64x64xf32, "L0C">
-    sync.set_flag "AIC.M" -> "AIC.FIX", 0
-    sync.wait_flag "AIC.M" -> "AIC.FIX", 0
+    sync.set_flag "AIC.M" -> "AIC.FIX", 3
+    sync.wait_flag "AIC.M" -> "AIC.FIX", 3
     %43 = tile.view %pv_ws[%c0, %c0] {sizes = array<i64: 64, 64>} : memref<128x64xf32, "GM"> -> memref<64x64xf32, "GM">
     tile.store %o_l0c, %43 : memref<64x64xf32, "L0C">, memref<64x64xf32, "GM">
     sync.cross_set "AIC" -> "AIV0", 4 after "FIX"
     sync.cross_wait "AIC" -> "AIV0", 4
     %44 = tile.view %pv_ws[%c0, %c0] {sizes = array<i64: 64, 64>} : memref<128x64xf32, "GM"> -> memref<64x64xf32, "GM">
     tile.load %44, %pv_ub : memref<64x64xf32, "GM">, memref<64x64xf32, "UB">
-    sync.set_flag "AIV0.MTE2" -> "AIV0.V", 0
-    sync.wait_flag "AIV0.MTE2" -> "AIV0.V", 0
+    sync.set_flag "AIV0.MTE2" -> "AIV0.V", 3
+    sync.wait_flag "AIV0.MTE2" -> "AIV0.V", 3
     %45 = tile.slot %alpha[%c0] : memref<2x64x1xf32, "UB"> -> memref<64x1xf32, "UB">
     tile.rowexpand_mul %o_acc, %45, %o_acc : memref<64x64xf32, "UB">, memref<64x1xf32, "UB">, memref<64x64xf32, "UB">
     tile.add %o_acc, %pv_ub, %o_acc : memref<64x64xf32, "UB">, memref<64x64xf32, "UB">, memref<64x64xf32, "UB">
     tile.rowexpand_div %o_acc, %l, %o_acc : memref<64x64xf32, "UB">, memref<64x1xf32, "UB">, memref<64x64xf32, "UB">
-    sync.set_flag "AIV0.V" -> "AIV0.MTE3", 0
-    sync.wait_flag "AIV0.V" -> "AIV0.MTE3", 0
+    sync.set_flag "AIV0.V" -> "AIV0.MTE3", 2
+    sync.wait_flag "AIV0.V" -> "AIV0.MTE3", 2
     tile.store %o_acc, %o : memref<64x64xf32, "UB">, memref<64x64xf32, "GM">
     func.return
   }

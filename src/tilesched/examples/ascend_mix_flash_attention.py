@@ -152,13 +152,23 @@ class _Chain:
     def __init__(self, k: Kernel, sync: bool):
         self.k, self.sync = k, sync
         self.last: dict[str, str] = {}
+        self.uses: dict[tuple[str, str], int] = {}  # set/wait pairs emitted per unit pair
 
     def on(self, core: str, unit: str) -> None:
-        """The next op of ``core`` runs on ``unit``: order it after the core's previous op."""
+        """The next op of ``core`` runs on ``unit``: order it after the core's previous op.
+
+        Each pair of one unit pair in program text gets its own event id (0, 1, 2, ...: fewer
+        than the 8 per pair): the body's first pair and the one closing the body (or one
+        mid-body) may run back to back with no op of the setting unit between them, and two
+        sets of one flag before its wait ran would be a double set (the simulator found
+        ``set_flag AIC.FIX->AIC.MTE2`` so when all used id 0)."""
         last = self.last.get(core)
         if self.sync and last is not None and last != unit:
-            self.k.set_flag(f"{core}.{last}", f"{core}.{unit}", 0)
-            self.k.wait_flag(f"{core}.{last}", f"{core}.{unit}", 0)
+            pair = (f"{core}.{last}", f"{core}.{unit}")
+            event = self.uses.get(pair, 0)
+            self.uses[pair] = self.uses.get(pair, 0) + 1
+            self.k.set_flag(*pair, event)
+            self.k.wait_flag(*pair, event)
         self.last[core] = unit
 
     def close_loop(self, first: dict[str, str]) -> None:

@@ -10,7 +10,8 @@ listed before it (and the ground floor):
 - ``native/``: the compiled twins of the hot loops and the one pure-Python switch
   (``TILESCHED_PURE_PYTHON=1``); importing this package warns once when they were not built;
 - ``lowering/``: IR -> lowered ops (``lower.py`` with its mixins ``control_flow.py`` and
-  ``ops.py``; ``lowered.py`` the types it hands on), loop analysis and the replay of periodic
+  ``ops.py``; ``lowered.py`` the types it hands on; on a split-core target the whole trace is split
+  into one program per core, ``split_cores``), loop analysis and the replay of periodic
   iterations (``loop_analysis.py`` over ``periodic.py``, ``replay.py``), the op-count estimate
   commands check first (``op_estimate.py``);
 - ``code/``: ops -> the engine's instruction lists: a whole trace (``program.py``) or chunk by

@@ -214,8 +214,9 @@ def run_reference(trace: Trace, seed: int = 0, max_bytes: int = DEFAULT_MAX_BYTE
     """Execute the program in order, each op completing before the next (no concurrency)."""
     memory = Memory(trace, seed, max_bytes=max_bytes)
     first = trace.machine.issuers[0]
-    for op in trace.programs.get(first, []):
-        if op.is_sync:
+    ops = trace.program_order if trace.program_order is not None else trace.programs.get(first, [])
+    for op in ops:
+        if op.is_sync or op.name.startswith("sync."):
             continue
         value = _compute(op, memory, 0)
         poison_dead(op, memory, 0)
@@ -227,7 +228,7 @@ def run_reference(trace: Trace, seed: int = 0, max_bytes: int = DEFAULT_MAX_BYTE
 def run_concurrent(trace: Trace, seed: int = 0, check_races: bool = True,
                    max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[SimResult, Memory]:
     """Simulate the trace's timing, then replay its tile ops on data at their simulated times."""
-    groups = len(trace.machine.issuers)
+    groups = trace.machine.sharing_groups
     private = {b.id: groups for b in trace.buffers
                if groups > 1 and b.space in trace.machine.private_spaces}
     check_memory(trace, max_bytes, private)  # before the simulation, not after it

@@ -71,6 +71,11 @@ class MachineModel:
     issue_cost: int = 0
     private_spaces: tuple[str, ...] = ()
     frequency_hz: float | None = None  # the target's clock, for times in microseconds
+    # split-core targets (ascend-a2-mix): core -> its issuer. Units are named ``CORE.UNIT`` and
+    # exist once, fed by their core's issuer; issuers do not share work (no group_share, no
+    # private copies): each runs only its core's ops. Cross-core flags have their own id limit.
+    cores: dict[str, str] = field(default_factory=dict)
+    cross_event_limit: int | None = None
 
     def __post_init__(self) -> None:
         self.issuers = tuple(self.issuers)
@@ -79,6 +84,17 @@ class MachineModel:
         for queue, unit in self.async_queues.items():
             if self.units.get(unit, UnitSpec("inline")).kind != "async":
                 raise TraceError(f"async queue {queue} names {unit!r}, which is not an async unit")
+
+    @property
+    def sharing_groups(self) -> int:
+        """How many issuer groups share each tile op's work (:func:`group_share`): every issuer
+        on an AMD-style model, 1 on a split-core one (each core runs its own ops)."""
+        return 1 if self.cores else len(self.issuers)
+
+    def issuer_of_unit(self, unit: str) -> str | None:
+        """The issuer that feeds ``unit`` on a split-core model (``AIC.MTE2`` -> ``AIC.S``)."""
+        core, dot, _ = unit.partition(".")
+        return self.cores.get(core) if dot else None
 
     @property
     def lds_unit(self) -> str | None:
@@ -160,6 +176,9 @@ class Trace:
     machine: MachineModel
     buffers: list[Buffer]
     programs: dict[str, list[TraceOp]]
+    # a split-core trace's ops in the one program order its cores share (the reference that
+    # ``functional.run_reference`` executes); ``None``: the first issuer's program is it
+    program_order: list[TraceOp] | None = None
 
     def __post_init__(self) -> None:
         for index, buf in enumerate(self.buffers):

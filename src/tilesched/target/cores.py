@@ -20,12 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-from tilesched.diagnostics import Location, TileschedError
-
-if TYPE_CHECKING:
-    from tilesched.target.model import Target
 
 CORE_ATTRIBUTE = "tile.core"  # the op annotation that picks a core (ir/annotations.py checks it)
 
@@ -91,24 +85,3 @@ def route_core(cores: Mapping[str, Core], local_spaces: Iterable[str], unit: str
                                + "; cores exchange data through global memory")
     raise CoreRoutingError(f"no core that owns {', '.join(owners) or 'no local space'} "
                            f"has unit {unit}")
-
-
-def refuse_cores(target: Target, why: str) -> None:
-    """Raise a located error naming ``target``'s cores table when it has cores."""
-    if not target.cores:
-        return
-    where = _cores_line(target.path)
-    raise TileschedError(f"target '{target.name}' has cores ({', '.join(target.cores)}); {why}",
-                         where)
-
-
-def _cores_line(path: str) -> Location | str | None:
-    """Where the first ``[cores.*]`` table of a target file is (its file if unreadable)."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if line.lstrip().startswith("[cores"):
-                    return Location(path, number, 1)
-    except OSError:
-        pass
-    return path or None

@@ -34,7 +34,6 @@ from tilesched.sim.functional import Memory, equivalent_to, run_reference
 from tilesched.sim.lowering.lower import lower_module
 from tilesched.sim.run import simulate
 from tilesched.sim.trace import TraceError
-from tilesched.target.cores import refuse_cores
 from tilesched.target.loader import (
     BUILTIN_DIR,
     MAX_TARGET_BYTES,
@@ -69,8 +68,7 @@ class KernelSpec:
         errors."""
         if text is None:
             text = read_text(path, "kernel")
-        refuse_cores(load_target(target), "tune simulates every candidate, and the simulator "
-                     "does not model cores yet (issue 30, phase B)")  # validates, located
+        load_target(target)  # validates, located
         toml = BUILTIN_DIR / f"{target}.toml" if target in builtin_target_names() else target
         return cls("<stdin>" if path == "-" else path, text, target,
                    read_text(str(toml), "target file", MAX_TARGET_BYTES), tuple(sorted((args or {}).items())))

@@ -171,7 +171,7 @@ class InstructionCompiler:
         self.violations: list[tuple[str, str]] = []
         self.flag_ops: dict[tuple, tuple] = {}
         self.buffers = buffers
-        self.groups = len(self.machine.issuers)
+        self.groups = self.machine.sharing_groups
         self.virtual_stride = len(buffers)  # see virtual_buffer
         self.routes: dict[tuple, tuple[int, int]] = {}  # (unit, queue, lds, issuer) -> route
         self._private: dict[int, bool] = {}  # buffer -> in a private (per-group) space
@@ -185,6 +185,12 @@ class InstructionCompiler:
             self.agents.append(Agent(i, name, "issuer", name, i))
         for unit, spec in self.machine.units.items():
             if spec.kind == "inline":
+                continue
+            if self.machine.cores:  # one instance, fed by its core's issuer
+                i = issuers.index(self.machine.issuer_of_unit(unit))
+                agent = Agent(len(self.agents), unit, spec.kind, unit, i, spec.pipelined)
+                self.instances[(unit, i)] = agent.index
+                self.agents.append(agent)
                 continue
             for i, issuer in enumerate(issuers):
                 name = unit if len(issuers) == 1 else f"{unit}@{issuer}"
@@ -201,6 +207,9 @@ class InstructionCompiler:
             raise TraceError(f"{op.loc}: {op.name} names unknown unit {name!r}")
         if spec.kind == "inline":
             return issuer
+        if self.machine.cores:
+            return self.instances[(name, self.machine.issuers.index(
+                self.machine.issuer_of_unit(name)))]
         return self.instances[(name, issuer)]
 
     def flag(self, op: TraceOp, issuer: int) -> int:
@@ -209,17 +218,43 @@ class InstructionCompiler:
             src, dst, event = op.props["src"], op.props["dst"], int(op.props["event"])
         except KeyError as missing:
             raise TraceError(f"{op.loc}: {op.name} needs property {missing}") from None
+        cross = op.props.get("cross")
+        if cross is not None:
+            return self.cross_flag(op, cross, src, dst, event)
         limit = self.machine.event_limit
         if event < 0 or (limit is not None and event >= limit):
             self.violations.append(("event-id-out-of-range",
                                     f"{op.loc}: {op.name} {src}->{dst} uses event id {event}, "
                                     f"but the target has {limit} per unit pair"))
-        key = (issuer, src, dst, event)
+        key = (0 if self.machine.cores else issuer, src, dst, event)
         if key not in self.flag_ids:
             self.flag_ids[key] = len(self.flags)
             self.flags.append(Flag(self.place(src, issuer, op), self.place(dst, issuer, op),
                                    f"{src}->{dst}", event))
         return self.flag_ids[key]
+
+    def cross_flag(self, op: TraceOp, cores: tuple, src: str, dst: str, event: int) -> int:
+        """Intern cross-core flag ``(src core, dst core, id)`` (a split-core model's
+        ``sync.cross_set`` / ``cross_wait``, lowered to ``set_flag`` / ``wait_flag`` with a
+        ``cross`` property): set by the unit its set names (``src``: ``AIC.FIX``), waited by
+        the destination core's issuer (``dst``); checked against ``cross_event_limit``."""
+        limit = self.machine.cross_event_limit
+        if event < 0 or (limit is not None and event >= limit):
+            self.violations.append(("event-id-out-of-range",
+                                    f"{op.loc}: {op.name} {cores[0]}->{cores[1]} uses cross-core "
+                                    f"flag id {event}, but the target has {limit}"))
+        key = ("cross", cores[0], cores[1], event)
+        setter = self.place(src, 0, op) if op.name == "sync.set_flag" else None
+        index = self.flag_ids.get(key)
+        if index is None:
+            index = self.flag_ids[key] = len(self.flags)
+            first = setter if setter is not None else self.place(src, 0, op)
+            self.flags.append(Flag(first, self.place(dst, 0, op), f"{cores[0]}->{cores[1]}",
+                                   event))
+        elif setter is not None and self.flags[index].src != setter:
+            old = self.flags[index]  # the flag was first seen by its wait: its setter now
+            self.flags[index] = Flag(setter, old.dst, old.pair, old.event)
+        return index
 
     def accesses(self, op: TraceOp, issuer: int) -> tuple:
         """Flat ``(buffer, region, is_write, history_key)`` tuples for an op's memref operands.
@@ -358,6 +393,8 @@ class InstructionCompiler:
         bad = self.violations.pop() if len(self.violations) > found else None
         setting = op.name == "sync.set_flag"
         agent = self.flags[flag].src if setting else self.flags[flag].dst
+        if setting and "cross" in op.props:  # a cross-core set runs on the unit it names
+            agent = self.place(op.props["src"], issuer, op)
         if agent == issuer:
             return (True, ISET if setting else IWAIT, agent, flag, bad)
         return (False, SET if setting else WAIT, agent, flag, bad)

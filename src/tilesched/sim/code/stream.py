@@ -40,6 +40,7 @@ from tilesched.sim.code.program import (
 from tilesched.sim.isa import INLINE, ITER, MAX_STATIC, VIRTUAL_STRIDE
 from tilesched.sim.lowering.lower import Lowering, find_function
 from tilesched.sim.lowering.lowered import StaticOp
+from tilesched.sim.trace import TraceError
 
 
 class _SyncOp(NamedTuple):
@@ -456,6 +457,9 @@ def stream_module(module, target, args: dict | None = None, function: str | None
                   max_ops: int | None = None) -> StreamedProgram:
     """A :class:`StreamedProgram` of ``module``'s function on ``target`` (arguments bound now,
     so a missing ``--arg`` is reported before the run)."""
+    if target.cores:  # each core walks its own program: the whole trace (split_cores) runs it
+        raise TraceError(f"target '{target.name}' has cores ({', '.join(target.cores)}): its "
+                         "programs are simulated whole (lower_module + simulate), not streamed")
     fn = find_function(module, function)
     lowering = Lowering(target, args or {}, strict_args)
     lowering.function(fn)

@@ -47,6 +47,7 @@ from tilesched.ir.tile import (
 from tilesched.ir.types import memory_space, memref_shape, scalar_value_error
 from tilesched.sim.isa import ITER
 from tilesched.sim.lowering.control_flow import ControlFlow
+from tilesched.sim.lowering.cores import split_cores
 from tilesched.sim.lowering.lowered import Chunk, LoopFrame, StaticOp, View, valid_access
 from tilesched.sim.lowering.ops import OpLowering
 from tilesched.sim.trace import Buffer, MachineModel, Trace, TraceOp, UnitSpec
@@ -65,8 +66,10 @@ def machine_model(target: Target) -> MachineModel:
     units = {u.name: UnitSpec(u.kind, u.pipelined) for u in target.units.values()}
     queues = {r.async_queue: r.unit for r in target.routes if r.async_queue is not None}
     private = ("local",) if "local" in target.spaces else ()
+    cores = {name: core.issuer for name, core in target.cores.items()}
     return MachineModel(target.name, units, tuple(target.issuers), target.event_limit, queues,
-                        target.issue_cycles, private, target.frequency_hz)
+                        target.issue_cycles, private, target.frequency_hz, cores,
+                        target.cross_event_limit if cores else None)
 
 
 class Lowering(ControlFlow, OpLowering):
@@ -341,6 +344,8 @@ class Lowering(ControlFlow, OpLowering):
                 raise TileschedError(f"the unrolled program exceeds {max_ops} ops",
                                      location_of(where) if where is not None else None)
             ops.extend(self.trace_op(sid, operands, self.issuer) for sid, operands in chunk.ops)
+        if self.machine.cores:
+            return Trace(self.machine, self.buffers, split_cores(self.machine, ops), ops)
         programs = {self.issuer: ops}
         for other in self.machine.issuers[1:]:
             programs[other] = [replace(op, issuer=other) for op in ops]

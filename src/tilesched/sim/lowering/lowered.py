@@ -121,7 +121,7 @@ class Chunk:
 
 # Sync ops whose property may instead be an ``index`` operand evaluated at run time.
 OPERAND_PROPS = {"sync.wait_group": "pending", "sync.set_flag": "event",
-                  "sync.wait_flag": "event"}
+                  "sync.wait_flag": "event", "sync.cross_set": "id", "sync.cross_wait": "id"}
 
 
 def plain_attr(attr):

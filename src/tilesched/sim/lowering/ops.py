@@ -12,13 +12,14 @@ from xdsl.dialects import affine, arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, MemRefType
 from xdsl.ir import Operation, SSAValue
 
-from tilesched.analysis.units import op_cycles
+from tilesched.analysis.units import op_core, op_cycles
 from tilesched.diagnostics import TileschedError
 from tilesched.ir.arith_eval import EVALUATED, evaluate
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import SlotOp, TileOp, ViewOp
 from tilesched.ir.types import memory_space, memref_shape
 from tilesched.sim.lowering.lowered import OPERAND_PROPS, StaticOp, View, plain_attr, tile_props
+from tilesched.target.cores import qualified
 from tilesched.target.model import Route
 
 
@@ -127,6 +128,8 @@ class OpLowering:
         dst = memory_space(mems[-1].type) if mems else None
         rule = self.target.route(op.name, reads, dst)
         unit = op.pipe.data if op.pipe is not None else (rule.unit if rule else None)
+        if self.target.cores and unit is not None and unit not in self.target.units:
+            unit = qualified(op_core(op, self.target, unit), unit)  # its core's instance
         if unit is None or unit not in self.target.units:
             raise TileschedError(f"no unit of target '{self.target.name}' runs '{op.name}'",
                                  location_of(op))
