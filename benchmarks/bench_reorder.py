@@ -181,8 +181,8 @@ def kernel_rows() -> list[str]:
 def _max_event(printed: str) -> int:
     """Most event ids one pair uses in a synchronized program (highest id + 1); an id given as
     an index operand (a rotating, slot-indexed id) counts with every value it can take."""
-    from tilesched.analysis.affine import index_values
     from tilesched.ir import parse_text
+    from tilesched.ir.affine import index_values
     from tilesched.ir.sync import SetFlagOp, event_id
 
     highest = -1

@@ -16,8 +16,8 @@ from tilesched.analysis import (
     loop_carried_dependences,
     root_region,
 )
-from tilesched.analysis.affine import Affine, Mod
 from tilesched.ir import parse_text
+from tilesched.ir.affine import Affine, Mod
 
 UB = 'memref<64x64xf32, "UB">'
 T16 = 'memref<16x64xf32, "UB">'

@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import scf
 
-from tilesched.analysis.affine import Affine
 from tilesched.analysis.regions import Interval, Region
 from tilesched.analysis.stage_dependences import group_share, stage_accesses, stage_pairs
 from tilesched.examples import example_path
 from tilesched.ir import parse_file, parse_text
+from tilesched.ir.affine import Affine
 from tilesched.ir.tile import StageBorderOp
 from tilesched.sim.trace import group_share as sim_group_share
 from tilesched.target import load_target

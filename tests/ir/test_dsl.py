@@ -9,9 +9,9 @@ import sys
 import pytest
 from xdsl.dialects import arith, scf
 
-from tilesched.analysis.affine import Affine, Mod, index_expr
 from tilesched.diagnostics import TileschedError
 from tilesched.ir import parse_text, print_module, verify_module
+from tilesched.ir.affine import Affine, Mod, index_expr
 from tilesched.ir.dsl import Buffer, Index, Kernel, Module, render
 from tilesched.ir.sync import SYNC_OPS
 from tilesched.ir.tile import TILE_OPS

@@ -18,9 +18,9 @@ from math import gcd
 from xdsl.dialects import scf
 from xdsl.ir import Operation
 
-from tilesched.analysis.affine import Affine, Mod, constant_value
 from tilesched.analysis.effects import Access, Effects, effects_of
 from tilesched.analysis.regions import Region, disjoint
+from tilesched.ir.affine import Affine, Mod, constant_value
 
 RAW, WAR, WAW, UNKNOWN = "RAW", "WAR", "WAW", "UNKNOWN"
 

@@ -17,8 +17,8 @@ from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
-from tilesched.analysis.affine import Affine, constant_value
 from tilesched.analysis.regions import Interval, Region, root_region
+from tilesched.ir.affine import Affine, constant_value
 from tilesched.ir.tile import CallOp, SlotOp, StageBorderOp, TileOp, ViewOp
 from tilesched.ir.types import memref_shape
 

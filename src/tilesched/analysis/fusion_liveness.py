@@ -42,9 +42,9 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
-from tilesched.analysis.affine import Affine, constant_value
 from tilesched.analysis.fusion_semantics import HARD_BOUNDARY, PURE, op_semantics
 from tilesched.analysis.regions import Region, root_region
+from tilesched.ir.affine import Affine, constant_value
 from tilesched.ir.blocks import is_kernel_entry
 from tilesched.ir.tile import CallOp, TileOp
 from tilesched.ir.types import memory_space, memref_shape

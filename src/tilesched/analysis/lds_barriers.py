@@ -32,12 +32,12 @@ from dataclasses import dataclass
 from xdsl.dialects import func, scf
 from xdsl.ir import Block, Operation
 
-from tilesched.analysis.affine import Affine, Mod
 from tilesched.analysis.dependence import distance_limit, kind_of, min_conflict_distance
 from tilesched.analysis.effects import Access, effects_of
 from tilesched.analysis.regions import Region
 from tilesched.analysis.units import unit_kind
 from tilesched.analysis.warp_regions import is_private, span_accesses, warp_span_end
+from tilesched.ir.affine import Affine, Mod
 from tilesched.ir.blocks import body_ops
 from tilesched.target.model import Target
 

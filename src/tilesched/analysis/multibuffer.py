@@ -20,9 +20,9 @@ from collections import defaultdict
 from xdsl.dialects import memref, scf
 from xdsl.ir import Operation, SSAValue
 
-from tilesched.analysis.affine import Affine
 from tilesched.analysis.effects import Access, Effects
 from tilesched.analysis.regions import Interval, Region
+from tilesched.ir.affine import Affine
 from tilesched.ir.tile import SlotOp, ViewOp
 
 

@@ -17,7 +17,6 @@ from bisect import bisect_left, bisect_right
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
-from tilesched.analysis.affine import Affine
 from tilesched.analysis.dependence import (
     RAW,
     UNKNOWN,
@@ -29,6 +28,7 @@ from tilesched.analysis.dependence import (
 )
 from tilesched.analysis.effects import effects_of, tile_accesses
 from tilesched.analysis.regions import Region, root_region
+from tilesched.ir.affine import Affine
 from tilesched.ir.tile import SlotOp
 from tilesched.ir.types import memref_shape
 

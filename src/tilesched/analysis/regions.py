@@ -2,7 +2,7 @@
 
 A root is a function argument or a ``memref.alloc``. ``tile.view`` narrows each
 dimension to ``[offset, offset + size)``; ``tile.slot`` fixes the leading
-dimension to ``[k, k + 1)``. Offsets are symbolic (:mod:`tilesched.analysis.affine`),
+dimension to ``[k, k + 1)``. Offsets are symbolic (:mod:`tilesched.ir.affine`),
 so two regions of one root are *provably disjoint* when, in some dimension, the
 difference of their starts is a known constant at least the size of the lower
 one, or both are slots ``(e + c1) mod N`` and ``(e + c2) mod N`` with
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 
-from tilesched.analysis.affine import Affine, IndexExpr, Mod, index_expr
+from tilesched.ir.affine import Affine, IndexExpr, Mod, index_expr
 from tilesched.ir.tile import SlotOp, ViewOp
 from tilesched.ir.types import memref_shape
 

@@ -35,11 +35,11 @@ from dataclasses import dataclass, replace
 from xdsl.dialects import func, scf
 from xdsl.ir import Operation
 
-from tilesched.analysis.affine import Affine, Mod, constant_value
 from tilesched.analysis.dependence import min_conflict_distance
 from tilesched.analysis.effects import defined_inside, effects_of
 from tilesched.analysis.regions import Interval, Region, disjoint, root_region
 from tilesched.analysis.units import unit_kind
+from tilesched.ir.affine import Affine, Mod, constant_value
 from tilesched.ir.tile import TileOp
 from tilesched.ir.types import memory_space, memref_shape
 from tilesched.target.model import Target

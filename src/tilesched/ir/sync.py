@@ -352,7 +352,7 @@ def slot_event(index: SSAValue, slots: int, offset: int = 0,
     """The ``arith`` ops computing the per-slot event id ``base + (index + offset) mod slots``
     (``index`` typically a loop's induction variable) and the value they compute: insert the
     ops before the ``make_set`` / ``make_wait`` that take the value. The verifier bounds such a
-    value to ``base .. base + slots - 1`` (``analysis.affine.index_values``)."""
+    value to ``base .. base + slots - 1`` (``ir.affine.index_values``)."""
     ops: list[Operation] = []
 
     def constant(value: int) -> SSAValue:

@@ -37,11 +37,12 @@ from xdsl.irdl import IRDLOperation
 from xdsl.irdl.constraints import VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
-from tilesched.analysis.affine import index_values
 from tilesched.diagnostics import TileschedError, TileschedErrors
 from tilesched.gc_pause import paused_gc
 from tilesched.ir import sync as S
+from tilesched.ir.affine import index_values
 from tilesched.ir.annotations import annotation_errors, constant_window_errors
+from tilesched.ir.routing import op_route
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
 from tilesched.ir.types import element_bytes, memory_space, memref_type_error
@@ -286,8 +287,6 @@ def _buffer_core_errors(ops: list[Operation], target: Target) -> list[TileschedE
     """On a split-core target every on-chip buffer lives in one core's memory: the ops that touch
     it (through views and slots) must all run on that core. UB belongs to each vector core, so an
     op on a UB buffer that an op annotated ``tile.core = "AIV1"`` uses must be annotated too."""
-    from tilesched.analysis.units import op_route  # analysis imports the IR: resolve late
-
     first: dict = {}  # root buffer -> (core, op)
     errors = []
     for op in ops:
@@ -364,8 +363,6 @@ def _core_errors(op: TileOp, target: Target) -> list[str]:
     """Why no core of a split-core ``target`` runs ``op`` (target/cores.py)."""
     if not target.cores:
         return []  # a tile.core annotation means nothing here: the kernel stays portable
-    from tilesched.analysis.units import op_route  # analysis imports the IR: resolve late
-
     try:
         op_route(op, target)
     except TileschedError as err:
@@ -438,7 +435,7 @@ def _async_queues(target: Target) -> list[int]:
 def _event_operand_errors(op: S.SetFlagOp | S.WaitFlagOp | S.CrossSetOp | S.CrossWaitOp,
                           target: Target, known: dict) -> list[str]:
     """Why an event id given as an ``index`` operand may leave ``0 .. limit - 1`` (every value
-    it can take is checked: :func:`~tilesched.analysis.affine.index_values`)."""
+    it can take is checked: :func:`~tilesched.ir.affine.index_values`)."""
     cross = isinstance(op, S.CrossSetOp | S.CrossWaitOp)
     value = op.id_value if cross else op.event_value
     if value not in known:

@@ -34,7 +34,6 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 
-from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import loop_carried_dependences
 from tilesched.analysis.fusion_annotations import refresh_fusion_groups, span_units, unit_pairs
 from tilesched.analysis.reduced_deps import reduced_edges
@@ -45,6 +44,7 @@ from tilesched.analysis.units import (
     op_route,
     region_unit,
 )
+from tilesched.ir.affine import constant_value
 from tilesched.ir.blocks import body_ops, functions, split_at
 from tilesched.ir.tile import StageBorderOp, TileOp
 from tilesched.schedule.reorder.event_schedule import STRATEGIES

@@ -282,7 +282,7 @@ def test_slot_event_builds_the_id_the_verifier_bounds_and_the_simulator_evaluate
     """``sync.slot_event`` (what a pass uses to emit per-slot flags): its value takes
     ``base .. base + slots - 1``, and a loop setting and waiting that id each iteration (then
     a barrier_all, which orders the wait before the id's next set) runs clean."""
-    from tilesched.analysis.affine import index_values
+    from tilesched.ir.affine import index_values
     from tilesched.ir.sync import make_barrier_all, make_set, make_wait, slot_event
 
     module = parse_text("""func.func @k() {

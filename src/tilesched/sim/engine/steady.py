@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tilesched.analysis.affine import index_values
+from tilesched.ir.affine import index_values
 from tilesched.ir.text import location_of
 from tilesched.sim.engine.steady_maps import Canonical, NotHere, Shift
 from tilesched.sim.isa import ITER, MARK, MIN_REMAINING, VIRTUAL_STRIDE, WAIT

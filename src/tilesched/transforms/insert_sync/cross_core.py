@@ -26,10 +26,10 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, Operation, SSAValue
 
-from tilesched.analysis.affine import index_values
 from tilesched.analysis.units import op_route
 from tilesched.diagnostics import TileschedError
 from tilesched.ir import sync as S
+from tilesched.ir.affine import index_values
 from tilesched.ir.blocks import insert_before
 from tilesched.ir.text import location_of
 from tilesched.target.cores import split_unit

@@ -17,7 +17,6 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
 from xdsl.ir import Block, Operation, SSAValue
 
-from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import (
     block_dependences,
     carried_conflict,
@@ -27,6 +26,7 @@ from tilesched.analysis.fusion_annotations import span_units, unit_pairs
 from tilesched.analysis.reduced_deps import reduced_edges
 from tilesched.analysis.units import PerSignature, contains_unit_work, region_unit, unit_kind
 from tilesched.ir import sync as S
+from tilesched.ir.affine import constant_value
 from tilesched.ir.blocks import body_ops, insert_after, insert_before, split_at
 from tilesched.ir.sync import make_barrier_all, make_pipe_barrier, make_set, make_wait
 from tilesched.schedule.flags import (

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from xdsl.dialects import scf
 from xdsl.ir import Block, Operation
 
-from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import loop_carried_dependences
 from tilesched.analysis.effects import effects_of
 from tilesched.analysis.reduced_deps import reduced_dependences
 from tilesched.analysis.units import op_route
 from tilesched.ir import sync as S
+from tilesched.ir.affine import constant_value
 from tilesched.ir.blocks import body_ops, insert_after, insert_before
 from tilesched.ir.sync import make_commit, make_wait_group
 from tilesched.target.model import Target

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
-from tilesched.analysis.affine import constant_value
 from tilesched.analysis.dependence import block_dependences, min_conflict_distance
 from tilesched.analysis.effects import effects_of
 from tilesched.analysis.multibuffer import accesses_by_root, single_buffer_reason
 from tilesched.analysis.regions import root_region
 from tilesched.analysis.units import op_route
+from tilesched.ir.affine import constant_value
 from tilesched.ir.tile import SlotOp, StageBorderOp, TileOp, ViewOp
 from tilesched.schedule.pipeline.stages import RAW, UNKNOWN, WAR, WAW, Edge, StagedOp
 from tilesched.target.model import Target

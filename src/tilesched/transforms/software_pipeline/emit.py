@@ -22,7 +22,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, SSAValue
 
-from tilesched.analysis.affine import constant_value
+from tilesched.ir.affine import constant_value
 from tilesched.ir.sync import make_commit, make_wait_group
 from tilesched.ir.tile import SlotOp
 from tilesched.schedule.pipeline.waits import COMMIT, OP, WAIT, Item, Template

@@ -13,7 +13,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i1
 from xdsl.ir import Operation, SSAValue
 
-from tilesched.analysis.affine import constant_value
+from tilesched.ir.affine import constant_value
 from tilesched.ir.arith_eval import fold as fold_arith
 
 

@@ -8,9 +8,9 @@ from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
-from tilesched.analysis.affine import constant_value
 from tilesched.analysis.effects import effects_of
 from tilesched.diagnostics import TileschedError
+from tilesched.ir.affine import constant_value
 from tilesched.ir.sync import make_commit, make_wait_group
 from tilesched.ir.text import location_of
 from tilesched.ir.tile import ORDER, STAGE

@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 
 from xdsl.ir import Operation
 
-from tilesched.analysis.affine import constant_value
 from tilesched.analysis.stage_dependences import StageAccess, stage_pairs
+from tilesched.ir.affine import constant_value
 from tilesched.schedule.warp_barriers import is_met
 from tilesched.target.model import Target
 from tilesched.transforms.warp_pipeline.barriers import pipeline_accesses, requirements_of

@@ -1,4 +1,4 @@
-"""Value sets of index expressions (analysis/affine.py ``index_values``): what the verifier checks
+"""Value sets of index expressions (ir/affine.py ``index_values``): what the verifier checks
 event-id operands with. Each set is compared with the values the simulator's lowering computes
 when it runs the loop."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilesched.analysis.affine import index_values
 from tilesched.ir import parse_text
+from tilesched.ir.affine import index_values
 
 PROGRAM = """func.func @k(%n: index) {{
   %c0 = arith.constant 0 : index

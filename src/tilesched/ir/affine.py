@@ -5,6 +5,10 @@ Dependence analysis needs to compare offsets such as ``%k * 64`` and
 ``arith`` ops that compute an index into an :class:`Affine` (``c + sum a_i * v_i``),
 a :class:`Mod` of an affine form, or ``None`` (unknown). Loop induction variables
 and function arguments stay symbolic.
+
+It reads only the IR (xDSL's ``arith`` / ``scf``), so it lives beside it: the verifier checks every
+value a slot-indexed event id can take with :func:`index_values`, and the analyses above build on
+the same forms.
 """
 
 from __future__ import annotations
