@@ -72,31 +72,57 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
     is ordered after its consumer in the body (``ordered`` lists those done) and the body
     is planned again; only then does the plan fall back to serializing.
 
-    ``rolled``: a carried dependence at distance 1 whose producer comes *before* its consumer
-    in the body (a prefetch into slot ``(i + 1) mod N`` consumed as slot ``i mod N`` next
-    iteration) gets a *rotating* flag instead: its id is ``base + (i + shift) mod M``
-    (``M`` ids of the pair, ``M`` >= 2), set after the producer in iteration ``i``, waited
-    before the consumer in iteration ``i + 1`` (the id of ``i``), pre-set before the loop
-    with the id of iteration -1 and drained after it with the id of the last iteration. The
-    consumer then no longer waits for this iteration's prefetch. When the ids do not fit,
-    a pair would need widening, or the replay finds a re-set that may come before its
-    previous wait (for every ``M`` tried), the plan is the one without rotating flags.
+    ``rolled``: carried dependences that are prefetches into the next slot (distance 1,
+    producer before consumer) get *rotating* flags (:func:`_with_rotating`).
     """
     caps = dict(caps or {})
     if not per_slot:
         return _one_flag_per_pair(items, deps, carried, limit, pipelined)
-    n = len(items)
     far = sorted({(p, c, d) for p, c, d in carried if rolled and d >= 2 and _cross(items, p, c)})
     carried = [dep for dep in carried if dep not in far]
+    forward, edges, ahead = _loop_edges(items, deps, carried, rolled)
+    intra, back_flags, back_syncs, rotating = _split_needs(items, edges, pipelined)
+    if ahead or far:
+        plan = _with_rotating(items, limit, caps, intra, back_flags, back_syncs, rotating, far)
+        if plan is not None:
+            return plan
+        return plan_loop_flags(items, deps, carried + far, limit, pipelined, caps=caps,
+                               ordered=ordered)
+    if back_flags and limit < 2:
+        return _serialized(items, forward, limit, pipelined, caps)
+    plan = _with_back_flags(items, intra, back_flags, back_syncs, limit, caps)
+    unsafe = unsafe_reuse(items, plan.body, plan.presets)
+    if unsafe is None:
+        return plan
+    return _order_or_serialize(items, deps, carried, forward, limit, pipelined, caps, ordered,
+                               unsafe)
+
+
+def _loop_edges(items, deps, carried, rolled):
+    """The dependences of two iterations one after the other: ``(forward, edges, ahead)``.
+
+    ``forward`` are the intra-iteration ones (a carried dependence whose consumer comes after
+    its producer counts as one, unless it is ``ahead``: distance 1 with ``rolled``), ``edges``
+    those of the doubled body (back-edge and ``ahead`` ones from the first iteration into the
+    second)."""
+    n = len(items)
     back = [(p, c) for p, c, _ in carried if p >= c]
     ahead = [(p, c) for p, c, d in carried if p < c and rolled and d == 1]
     forward = list(deps) + [(p, c) for p, c, d in carried if p < c and (p, c) not in ahead]
-    doubled = items + items
     edges = forward + [(p + n, c + n) for p, c in forward] + [
         (p, c + n) for p, c in back + ahead]
+    return forward, edges, ahead
+
+
+def _split_needs(items, edges, pipelined):
+    """The second iteration's needs of the doubled body: ``(intra, back_flags, back_syncs,
+    rotating)`` - intra-iteration needs, back-edge flags per unit pair (producer at or after
+    the consumer), other back-edge syncs, and flags from a producer before its consumer in
+    the previous iteration (the rotating candidates)."""
+    n = len(items)
     intra, back_flags, back_syncs = [], defaultdict(list), []
     rotating: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
-    for need in required_syncs(doubled, edges, pipelined):
+    for need in required_syncs(items + items, edges, pipelined):
         if need.consumer < n:
             continue  # the first iteration only provides what the second one knows
         if need.producer >= n:
@@ -112,14 +138,13 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
         else:
             unit = items[need.producer].unit
             back_syncs.append(SyncOp(need.consumer - n, PIPE_BARRIER, unit, unit, order=60))
-    if ahead or far:
-        plan = _with_rotating(items, limit, caps, intra, back_flags, back_syncs, rotating, far)
-        if plan is not None:
-            return plan
-        return plan_loop_flags(items, deps, carried + far, limit, pipelined, caps=caps,
-                               ordered=ordered)
-    if back_flags and limit < 2:
-        return _serialized(items, forward, limit, pipelined, caps)
+    return intra, back_flags, back_syncs, rotating
+
+
+def _fit_back_flags(items, intra, back_flags, limit, caps):
+    """Back-edge flags per pair widened until they fit beside the pair's intra-iteration flags,
+    then (while the allocation needs fallbacks) the widest pair widened once more; returns the
+    flags and the allocation of the intra-iteration needs."""
     flags = {pair: sorted(set(found)) for pair, found in back_flags.items()}
     intra_pairs = {(items[n.producer].unit, items[n.consumer].unit) for n in intra if n.kind == FLAG}
     for pair, found in flags.items():
@@ -133,9 +158,15 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
         reserved.update({pair: caps.get(pair, limit) - len(found) for pair, found in flags.items()})
         plan = allocate(items, intra, limit, reserved)
         if not count_fallbacks(plan.ops) or not any(len(f) > 1 for f in flags.values()):
-            break
+            return flags, plan
         widest = max(flags, key=lambda pair: len(flags[pair]))
         flags[widest] = _widen(flags[widest])
+
+
+def _with_back_flags(items, intra, back_flags, back_syncs, limit, caps) -> LoopFlagPlan:
+    """The plan with constant back-edge flags: ids from the top of each pair's range, set after
+    the producer, waited before the consumer, pre-set before the loop and drained after it."""
+    flags, plan = _fit_back_flags(items, intra, back_flags, limit, caps)
     body = plan.ops + back_syncs
     presets, drains = [], []
     peaks = dict(plan.peak_events)
@@ -149,20 +180,23 @@ def plan_loop_flags(items: list[Item], deps: list[tuple[int, int]],
         key = f"{pair[0]}->{pair[1]}"
         peaks[key] = peaks.get(key, 0) + len(found)
     body.sort(key=lambda s: (s.position, s.order))
-    unsafe = unsafe_reuse(items, body, presets)
-    if unsafe is not None:
-        # An id may be re-set before its previous wait is known to the setting unit: order
-        # the set's producer after the wait's consumer (a flag, unless implied) and plan again.
-        consumer, producer, distance = unsafe
-        if unsafe in ordered or producer < 0 or len(ordered) >= 2 * limit:
-            return _serialized(items, forward, limit, pipelined, caps)
-        if distance == 0:
-            deps, more = list(deps) + [(consumer, producer)], list(carried)
-        else:
-            deps, more = deps, list(carried) + [(consumer, producer, 1)]
-        return plan_loop_flags(items, deps, more, limit, pipelined, caps=caps,
-                               ordered=ordered | {unsafe})
     return LoopFlagPlan(body, presets, drains, peaks)
+
+
+def _order_or_serialize(items, deps, carried, forward, limit, pipelined, caps, ordered,
+                        unsafe) -> LoopFlagPlan:
+    """An id may be re-set before its previous wait is known to the setting unit: order the
+    set's producer after the wait's consumer (a flag, unless implied) and plan again, or
+    serialize the iterations when that was tried already (or too often)."""
+    consumer, producer, distance = unsafe
+    if unsafe in ordered or producer < 0 or len(ordered) >= 2 * limit:
+        return _serialized(items, forward, limit, pipelined, caps)
+    if distance == 0:
+        deps, more = list(deps) + [(consumer, producer)], list(carried)
+    else:
+        deps, more = deps, list(carried) + [(consumer, producer, 1)]
+    return plan_loop_flags(items, deps, more, limit, pipelined, caps=caps,
+                           ordered=ordered | {unsafe})
 
 
 def _cross(items: list[Item], p: int, c: int) -> bool:
@@ -179,7 +213,17 @@ def _with_rotating(items, limit, caps, intra, back_flags, back_syncs, rotating, 
     when the consumer no longer waits for this iteration's prefetch). Carried dependences
     at distance ``d`` >= 2 (``far``) not implied by the other flags get a rotating flag
     waited ``d`` iterations later (``max(M, d + 1)`` ids). None when nothing fits without
-    widening or replays safely."""
+    widening or replays safely.
+
+    ``rolled``: a carried dependence at distance 1 whose producer comes *before* its consumer
+    in the body (a prefetch into slot ``(i + 1) mod N`` consumed as slot ``i mod N`` next
+    iteration) gets a *rotating* flag instead: its id is ``base + (i + shift) mod M``
+    (``M`` ids of the pair, ``M`` >= 2), set after the producer in iteration ``i``, waited
+    before the consumer in iteration ``i + 1`` (the id of ``i``), pre-set before the loop
+    with the id of iteration -1 and drained after it with the id of the last iteration. The
+    consumer then no longer waits for this iteration's prefetch. When the ids do not fit,
+    a pair would need widening, or the replay finds a re-set that may come before its
+    previous wait (for every ``M`` tried), the plan is the one without rotating flags."""
     caps = dict(caps or {})
     intra_pairs = {(items[x.producer].unit, items[x.consumer].unit) for x in intra
                    if x.kind == FLAG}

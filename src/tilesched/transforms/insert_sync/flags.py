@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects import func, scf
+from xdsl.ir import Block, Operation
 
 from tilesched.analysis.dependence import (
     block_dependences,
@@ -28,12 +27,9 @@ from tilesched.analysis.units import PerSignature, contains_unit_work, region_un
 from tilesched.ir import sync as S
 from tilesched.ir.affine import constant_value
 from tilesched.ir.blocks import body_ops, insert_after, insert_before, split_at
-from tilesched.ir.sync import make_barrier_all, make_pipe_barrier, make_set, make_wait
+from tilesched.ir.sync import make_barrier_all
 from tilesched.schedule.flags import (
     BARRIER_ALL,
-    PIPE_BARRIER,
-    SET,
-    WAIT,
     Item,
     SyncOp,
     plan_flags,
@@ -41,6 +37,16 @@ from tilesched.schedule.flags import (
 )
 from tilesched.schedule.flags.pool import OutOfIds
 from tilesched.target.model import Target
+from tilesched.transforms.insert_sync.flag_ir import (
+    RotatingIds,
+    apply_anchored,
+    apply_syncs,
+    event_ids,
+    loop_end,
+    make_sync,
+    renumber_ids,
+    separate_ids,
+)
 from tilesched.transforms.insert_sync.nested import expand, region_footprints
 
 _REPLANNED = (S.SetFlagOp, S.WaitFlagOp, S.PipeBarrierOp, S.CrossSetOp, S.CrossWaitOp)
@@ -79,11 +85,11 @@ class FlagSync:
         flags = [op for op in block.walk() if isinstance(op, S.SetFlagOp | S.WaitFlagOp)]
         used: dict[tuple[str, str], set[int]] = defaultdict(set)
         for op in flags:
-            used[(op.src.data, op.dst.data)].update(_event_ids(op))
+            used[(op.src.data, op.dst.data)].update(event_ids(op))
         renamed: set[int] = set()
         for op in flags:
             ids = sorted(used[(op.src.data, op.dst.data)])
-            _renumber(op, {e: n for n, e in enumerate(ids)}, renamed)
+            renumber_ids(op, {e: n for n, e in enumerate(ids)}, renamed)
 
     def run_loop(self, loop: scf.ForOp) -> tuple[list[Operation], list[Operation]]:
         """Synchronize a loop body; returns the ops to put before and after the loop."""
@@ -130,7 +136,7 @@ class FlagSync:
                         self._plan_block(inner, None)
                 owned[id(region_op)] = []
         try:
-            caps, used_inside = _separate_ids(boundaries, owned, self.limit)
+            caps, used_inside = separate_ids(boundaries, owned, self.limit)
             return self._plan_expanded(block, loop, ops, boundaries, footprints, caps,
                                        used_inside, hoisted)
         except OutOfIds as error:
@@ -155,7 +161,7 @@ class FlagSync:
         if loop is None:
             plan = plan_flags(expanded.items, deps, self.limit, self.pipelined, reserved=caps)
             self._record_peaks(plan.peak_events)
-            _apply_anchored(expanded.anchor, block.last_op, plan.ops)
+            apply_anchored(expanded.anchor, block.last_op, plan.ops)
             return [], []
         all_ops = list(block.ops)
         index_of = {id(op): i for i, op in enumerate(ops)}
@@ -183,9 +189,9 @@ class FlagSync:
         if plan.serialized:
             self.serialized_loops.append(loop)
         self._record_peaks(plan.peak_events)
-        _apply_anchored(expanded.anchor, block.last_op, plan.body)
-        presets = [op for pre, _ in hoisted for op in pre] + [_make(s) for s in plan.presets]
-        drains = [_make(s) for s in plan.drains] + [op for _, dr in hoisted for op in dr]
+        apply_anchored(expanded.anchor, block.last_op, plan.body)
+        presets = [op for pre, _ in hoisted for op in pre] + [make_sync(s) for s in plan.presets]
+        drains = [make_sync(s) for s in plan.drains] + [op for _, dr in hoisted for op in dr]
         return presets, drains
 
     def _distance(self, loop: scf.ForOp) -> int | None:
@@ -324,7 +330,7 @@ class FlagSync:
         ops = anchors
         if self.naive:
             plan = plan_flags(items, deps, self.limit, self.pipelined, naive=True)
-            _apply(ops, block.last_op, plan.ops + [SyncOp(len(items), BARRIER_ALL, order=99)])
+            apply_syncs(ops, block.last_op, plan.ops + [SyncOp(len(items), BARRIER_ALL, order=99)])
             self._record_peaks(plan.peak_events)
             return [], []
         rolled = (self.rolled and not self.legacy and id(loop) not in self._threaded
@@ -335,20 +341,20 @@ class FlagSync:
             self.serialized_loops.append(loop)
         self._record_peaks(plan.peak_events)
         step = constant_value(loop.step) or 1
-        ids = _RotatingIds(block.args[0], step)
-        _apply(ops, block.last_op, plan.body, ids=ids)
+        ids = RotatingIds(block.args[0], step)
+        apply_syncs(ops, block.last_op, plan.body, ids=ids)
         if ids.ops:
             insert_before(block.first_op, ids.ops)
-        start = _RotatingIds(loop.lb, step)
-        presets = [_make(s, start) for s in plan.presets]
+        start = RotatingIds(loop.lb, step)
+        presets = [make_sync(s, start) for s in plan.presets]
         drains: list[Operation] = []
         if any(s.modulus for s in plan.drains):
-            end_ops, end = _loop_end(loop)
-            stop = _RotatingIds(end, step)
-            drains = [_make(s, stop) for s in plan.drains]
+            end_ops, end = loop_end(loop)
+            stop = RotatingIds(end, step)
+            drains = [make_sync(s, stop) for s in plan.drains]
             drains = end_ops + stop.ops + drains
         else:
-            drains = [_make(s) for s in plan.drains]
+            drains = [make_sync(s) for s in plan.drains]
         return start.ops + presets, drains
 
     def run_segment(self, ops: list[Operation]) -> None:
@@ -361,7 +367,7 @@ class FlagSync:
         plan = plan_flags(items, deps, self.limit, self.pipelined, naive=self.naive)
         self._record_peaks(plan.peak_events)
         anchor_after = ops[-1]
-        _apply(anchors, None, plan.ops, anchor_after)
+        apply_syncs(anchors, None, plan.ops, anchor_after)
 
     def _units(self, ops: list[Operation]) -> list[list[int]]:
         """Fused spans as single units; a span on a pipelined unit would need pipe barriers
@@ -399,32 +405,6 @@ class FlagSync:
             self.peak_events[pair] = max(self.peak_events[pair], count)
 
 
-def _separate_ids(boundaries: list[Operation], owned: dict[int, list[Operation]], limit: int):
-    """Give each region's flags ids of their own, from the top of each pair's range down
-    (renumbered in order); returns the caps left for the block's own flags and, per region,
-    the pairs whose ids it uses (its next instance re-sets them)."""
-    caps: dict[tuple[str, str], int] = {}
-    used_inside: dict[int, set[tuple[str, str]]] = {}
-    for region_op in boundaries:
-        flags = [op for op in region_op.walk() if isinstance(op, S.SetFlagOp | S.WaitFlagOp)]
-        threaded = [op for op in owned[id(region_op)] if isinstance(op, S.SetFlagOp | S.WaitFlagOp)]
-        by_pair: dict[tuple[str, str], set[int]] = defaultdict(set)
-        for op in flags + threaded:
-            by_pair[(op.src.data, op.dst.data)].update(_event_ids(op))
-        for pair, ids in by_pair.items():
-            top = caps.get(pair, limit)
-            renumber = {e: top - len(ids) + n for n, e in enumerate(sorted(ids))}
-            caps[pair] = top - len(ids)
-            if caps[pair] < 0:
-                raise OutOfIds(pair)
-            renamed: set[int] = set()
-            for op in flags + threaded:
-                if (op.src.data, op.dst.data) == pair:
-                    _renumber(op, renumber, renamed)
-        used_inside[id(region_op)] = set() if isinstance(region_op, scf.ForOp) else set(by_pair)
-    return caps, used_inside
-
-
 def _first_owned(op: Operation) -> Operation:
     """The first of the flag ops put right before ``op`` for it (its presets), or ``op``."""
     first = op
@@ -441,16 +421,6 @@ def _last_owned(op: Operation) -> Operation:
     return last
 
 
-def _apply_anchored(anchors: list[Operation], end: Operation, syncs: list[SyncOp]) -> None:
-    """Insert planned sync ops before ``anchors[position]`` (``end`` past the last)."""
-    grouped: dict[int, list[SyncOp]] = defaultdict(list)
-    for sync in syncs:
-        grouped[sync.position].append(sync)
-    for position in sorted(grouped):
-        anchor = anchors[position] if position < len(anchors) else end
-        insert_before(anchor, [_make(s) for s in sorted(grouped[position], key=lambda s: s.order)])
-
-
 def _mapped(units: list[list[int]], pairs: list[tuple]) -> list[tuple]:
     """:func:`unit_pairs`, skipped when no op is fused (unit k is op k; the pairs come sorted
     and unique)."""
@@ -465,114 +435,3 @@ def _strip_replanned(block: Block) -> None:
         if isinstance(op, _REPLANNED):
             op.detach()
             op.erase()
-
-
-def _apply(ops: list[Operation], terminator: Operation | None, syncs: list[SyncOp],
-           last: Operation | None = None, ids: _RotatingIds | None = None) -> None:
-    """Insert planned sync ops before ``ops[position]`` (or at the end); rotating ids are
-    computed by ``ids`` (from the loop's induction variable)."""
-    grouped: dict[int, list[SyncOp]] = defaultdict(list)
-    for sync in syncs:
-        grouped[sync.position].append(sync)
-    for position, group in grouped.items():
-        new_ops = [_make(s, ids) for s in sorted(group, key=lambda s: s.order)]
-        if position < len(ops):
-            insert_before(ops[position], new_ops)
-        elif terminator is not None:
-            insert_before(terminator, new_ops)
-        else:
-            insert_after(last, new_ops)
-
-
-def _make(sync: SyncOp, ids: _RotatingIds | None = None) -> Operation:
-    event = ids.value(sync) if sync.modulus else sync.event
-    if sync.kind == SET:
-        return make_set(sync.src, sync.dst, event)
-    if sync.kind == WAIT:
-        return make_wait(sync.src, sync.dst, event)
-    if sync.kind == PIPE_BARRIER:
-        return make_pipe_barrier(sync.src)
-    assert sync.kind == BARRIER_ALL
-    return make_barrier_all()
-
-
-class _RotatingIds:
-    """The ``arith`` ops computing rotating ids ``base + (index + shift * step) mod M`` from
-    ``index`` (a loop's induction variable, or its start / end for presets and drains), one
-    value per pair and distinct id (ids are renumbered per pair); :attr:`ops` go before the
-    first flag that uses them."""
-
-    def __init__(self, index: SSAValue, step: int):
-        self.index = index
-        self.step = step
-        self.ops: list[Operation] = []
-        self._values: dict[tuple[str, str, int, int, int], SSAValue] = {}
-        self._slots: dict[tuple[int, int], SSAValue] = {}  # (i + offset) mod M, shared
-
-    def value(self, sync: SyncOp) -> SSAValue:
-        offset = (sync.shift * self.step) % sync.modulus  # remui of a non-negative value
-        key = (sync.src, sync.dst, offset, sync.modulus, sync.event)  # renamed per pair
-        if key not in self._values:
-            if (offset, sync.modulus) not in self._slots:
-                arith_ops, slot = S.slot_event(self.index, sync.modulus, offset, 0)
-                self.ops += arith_ops
-                self._slots[(offset, sync.modulus)] = slot
-            slot = self._slots[(offset, sync.modulus)]
-            base = arith.ConstantOp(IntegerAttr(sync.event, IndexType()))
-            total = arith.AddiOp(slot, base.result)
-            self.ops += [base, total]
-            self._values[key] = total.result
-        return self._values[key]
-
-
-def _loop_end(loop: scf.ForOp) -> tuple[list[Operation], SSAValue]:
-    """Ops computing the induction variable's value after the last iteration (``lb`` + trips
-    * ``step``; ``lb`` for a loop that does not run): ``lb + ceil(max(ub - lb, 0) / step) *
-    step``."""
-    step = constant_value(loop.step)
-    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
-    span = arith.SubiOp(loop.ub, loop.lb)
-    positive = arith.MaxSIOp(span.result, zero.result)
-    ops: list[Operation] = [zero, span, positive]
-    value = positive.result
-    if step != 1:
-        bump = arith.ConstantOp(IntegerAttr(step - 1, IndexType()))
-        size = arith.ConstantOp(IntegerAttr(step, IndexType()))
-        padded = arith.AddiOp(value, bump.result)
-        trips = arith.DivUIOp(padded.result, size.result)
-        scaled = arith.MuliOp(trips.result, size.result)
-        ops += [bump, size, padded, trips, scaled]
-        value = scaled.result
-    end = arith.AddiOp(loop.lb, value)
-    ops.append(end)
-    return ops, end.result
-
-
-def _event_ids(op: Operation) -> list[int]:
-    """Every id a flag op may use: its constant id, or ``base .. base + M - 1`` of a rotating
-    id written by :class:`_RotatingIds`."""
-    if op.event is not None:
-        return [op.event.value.data]
-    base, modulus = _rotating(op)
-    return [base.value.value.data + k for k in range(modulus)]
-
-
-def _renumber(op: Operation, mapping: dict[int, int], renamed: set[int]) -> None:
-    """Rename a flag op's id(s) (a monotone renaming keeps a rotating range contiguous); a
-    rotating id's base constant, shared by several flag ops, is renamed once (``renamed``)."""
-    if op.event is not None:
-        op.properties["event"] = IntegerAttr(mapping[op.event.value.data], i64)
-        return
-    base, _ = _rotating(op)
-    if id(base) not in renamed:
-        renamed.add(id(base))
-        base.properties["value"] = IntegerAttr(mapping[base.value.value.data], IndexType())
-
-
-def _rotating(op: Operation) -> tuple[arith.ConstantOp, int]:
-    """The base constant and the modulus of a rotating id written by :class:`_RotatingIds`."""
-    total = op.operands[0].owner
-    assert isinstance(total, arith.AddiOp)
-    base, rem = total.rhs.owner, total.lhs.owner
-    assert isinstance(base, arith.ConstantOp) and isinstance(rem, arith.RemUIOp)
-    return base, rem.rhs.owner.value.value.data
